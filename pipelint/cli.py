@@ -1,0 +1,211 @@
+"""Command line: `pipelint check`, `pipelint rules`, `pipelint rule CODE`, `pipelint profile`.
+
+Exit codes (as ruff): 0 no findings, 1 findings (or a non-empty `--diff`), 2 usage, configuration
+or internal error (including a path that does not exist, reported after the rest is checked).
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from pipelint import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "junit")
+
+
+def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    """`--select PL101,PL2 --select PL3` -> ('PL101', 'PL2', 'PL3')."""
+    return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
+
+
+def _patterns(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _use_color(output_file: str | None) -> bool:
+    if output_file or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
+
+
+def _fail(message: str) -> None:
+    click.echo(f"pipelint: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pipelint")
+def main() -> None:
+    """Find what makes TensorFlow/Keras input pipelines slow or wrong."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--select", multiple=True, help="Rule codes or prefixes to enable (replaces the configured set). ALL for every rule.")
+@click.option("--extend-select", multiple=True, help="Rule codes or prefixes to enable on top of the configured set.")
+@click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
+@click.option("--exclude", multiple=True, help="Globs to exclude (replaces the defaults and configured excludes).")
+@click.option("--extend-exclude", multiple=True, help="Globs to exclude on top of the defaults.")
+@click.option("--force-exclude", is_flag=True, help="Apply excludes to files passed explicitly too (for pre-commit).")
+@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="full", show_default=True)
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
+@click.option("--statistics", is_flag=True, help="Print counts per rule instead of each finding.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported.")
+@click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
+@click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix or --diff).")
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff instead of writing them.")
+@click.option("--no-cache", is_flag=True, help="Accepted for compatibility; pipelint keeps no cache yet.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
+@click.option("--config", "config_path", type=click.Path(path_type=Path), help="Use this pyproject.toml or pipelint.toml for every file.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_exclude, output_format,
+          output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, quiet, config_path, jobs) -> None:
+    """Check Python files under PATHS (default: the current directory)."""
+    from pipelint.config import CliOverrides, ConfigError, SettingsResolver
+    from pipelint.discovery import discover
+    from pipelint.engine import FixMode, check_files
+    from pipelint.reporters import render, render_statistics
+
+    if config_path is not None and not config_path.is_file():
+        _fail(f"config file not found: {config_path}")
+    overrides = CliOverrides(
+        select=_codes(select) or None,
+        extend_select=_codes(extend_select),
+        ignore=_codes(ignore),
+        exclude=_patterns(exclude) or None,
+        extend_exclude=_patterns(extend_exclude),
+    )
+    fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
+    try:
+        resolver = SettingsResolver(overrides, config_path=config_path)
+        found = discover(list(paths) or ["."], resolver, force_exclude=force_exclude)
+        results = check_files(found.files, resolver, jobs=jobs, fix_mode=fix_mode)
+    except ConfigError as error:
+        _fail(str(error))
+    for message in found.errors:
+        click.echo(f"pipelint: error: {message}", err=True)
+
+    diff_text = []
+    fixed_count = 0
+    for result in results:
+        if result.fixed_source is None:
+            continue
+        fixed_count += result.fixes_applied
+        if diff:
+            diff_text.extend(difflib.unified_diff(
+                result.original_source.splitlines(keepends=True),
+                result.fixed_source.splitlines(keepends=True),
+                fromfile=f"a/{result.path}", tofile=f"b/{result.path}"))
+        else:
+            _write_fixed(result)
+    diagnostics = [d for r in results for d in r.diagnostics]
+
+    color = _use_color(output_file)
+    if diff:
+        text = "".join(diff_text)
+        if not quiet:
+            text += f"\nWould fix {fixed_count} finding{'s' if fixed_count != 1 else ''}.\n"
+    elif statistics:
+        text = render_statistics(diagnostics, color=color)
+    else:
+        text = render(diagnostics, output_format, color=color, files_checked=len(results))
+        if quiet and output_format in ("full", "concise"):
+            text = "\n".join(line for line in text.splitlines()
+                             if not line.startswith(("Found ", "All checks passed")))
+        if fix and fixed_count and output_format in ("full", "concise") and not quiet:
+            text += f"\nFixed {fixed_count} finding{'s' if fixed_count != 1 else ''}."
+    _emit(text, output_file)
+
+    if found.errors or any(d.code == "PL000" for d in diagnostics):
+        sys.exit(EXIT_ERROR)
+    if exit_zero:
+        sys.exit(EXIT_CLEAN)
+    if diff:
+        sys.exit(EXIT_FINDINGS if fixed_count else EXIT_CLEAN)
+    sys.exit(EXIT_FINDINGS if diagnostics else EXIT_CLEAN)
+
+
+def _write_fixed(result) -> None:
+    try:
+        with open(result.path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(result.fixed_source)
+    except OSError as error:
+        click.echo(f"pipelint: error: cannot write fixes to {result.path}: {error.strerror}", err=True)
+
+
+def _emit(text: str, output_file: str | None) -> None:
+    if not text:
+        return
+    if output_file:
+        try:
+            Path(output_file).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        except OSError as error:
+            _fail(f"cannot write {output_file}: {error.strerror}")
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+
+
+@main.command("rules")
+@click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
+def list_rules(output_format: str) -> None:
+    """List every rule: code, name, severity, whether it is on by default and fixable."""
+    import json
+
+    from pipelint.rules import all_rules
+
+    rows = []
+    for code, rule in all_rules().items():
+        rows.append({
+            "code": code, "name": rule.name, "severity": rule.severity.value,
+            "default": rule.default_enabled,
+            "fix": rule.fixable.value if rule.fixable else None, "summary": rule.summary,
+        })
+    if output_format == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    click.echo(f"{'code':<6}  {'name':<34}  {'severity':<8}  {'default':<7}  fix")
+    for row in rows:
+        click.echo(f"{row['code']:<6}  {row['name']:<34}  {row['severity']:<8}  "
+                   f"{'on' if row['default'] else 'off':<7}  {row['fix'] or '-'}")
+
+
+@main.command("rule")
+@click.argument("code")
+def show_rule(code: str) -> None:
+    """Print the full documentation of one rule (by code or name)."""
+    from pipelint.rules import all_rules
+
+    wanted = code.strip()
+    for rule in all_rules().values():
+        if wanted.upper() == rule.code or wanted.lower() == rule.name:
+            fix = f"{rule.fixable.value} fix available" if rule.fixable else "no automatic fix"
+            default = "on by default" if rule.default_enabled else "off by default (select it to enable)"
+            click.echo(f"# {rule.name} ({rule.code})\n")
+            click.echo(f"{rule.summary}\n")
+            click.echo(f"Severity: {rule.severity.value}. {fix.capitalize()}. {default.capitalize()}.\n")
+            if rule.options:
+                click.echo("Options (under [tool.pipelint.rules." + rule.code + "]):")
+                for name, option in rule.options.items():
+                    click.echo(f"  {name} ({option.type.__name__}, default {option.default!r}): {option.description}")
+                click.echo("")
+            click.echo(rule.docs.rstrip())
+            return
+    _fail(f"unknown rule code: {code} (see `pipelint rules`)")
+
+
+def _register_profiler() -> None:
+    try:
+        from pipelint.profiler.cli import profile_command
+    except ImportError:  # the profiler package is optional at import time
+        return
+    main.add_command(profile_command)
+
+
+_register_profiler()

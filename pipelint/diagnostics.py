@@ -1,0 +1,92 @@
+"""The finding type every stage after the rules passes along: rules -> suppressions -> reporters."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+DOCS_BASE_URL = "https://github.com/pipelint/pipelint/blob/main/docs/rules.md"
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Applicability(str, Enum):
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text between two 1-based positions (end exclusive) with `content`."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+    def to_dict(self) -> dict:
+        return {
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "content": self.content,
+        }
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+
+    def to_dict(self) -> dict:
+        return {
+            "applicability": self.applicability.value,
+            "edits": [edit.to_dict() for edit in self.edits],
+        }
+
+
+def rule_docs_url(code: str, name: str) -> str:
+    return f"{DOCS_BASE_URL}#{code.lower()}-{name}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding. Lines and columns are 1-based; the end is exclusive."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    code: str
+    name: str
+    message: str
+    severity: Severity
+    fix: Fix | None = field(default=None, compare=False)
+
+    @property
+    def url(self) -> str:
+        return rule_docs_url(self.code, self.name)
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.code, self.message)
+
+    def to_dict(self) -> dict:
+        """The stable JSON shape documented in the README: exactly these keys."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "code": self.code,
+            "name": self.name,
+            "message": self.message,
+            "severity": self.severity.value,
+            "fix": self.fix.to_dict() if self.fix else None,
+        }

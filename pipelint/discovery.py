@@ -1,0 +1,277 @@
+"""Find the Python files to check: walk directories, honour excludes and .gitignore files.
+
+* Directories are walked with `os.scandir`. An entry matching the settings' exclude patterns
+  (tested per entry, by basename or root-relative path, like ruff) is skipped without descending,
+  so `pipelint path/to/site-packages` still works although `site-packages` is a default exclude.
+* `.gitignore` files are honoured (gitwildmatch, negation included): those in the walked
+  directories, and those above a walked directory up to the enclosing git work tree (the directory
+  holding `.git`), plus `.git/info/exclude`. Disabled with `respect-gitignore = false`.
+* Symlinked directories are followed, but each real directory is walked once (no loops).
+* Files given explicitly are always checked (whatever their suffix) unless `force_exclude` is
+  true (or `force-exclude = true` in the config) and they, or an ancestor directory, match an
+  exclude or a .gitignore.
+* Paths come back in the form they were given (relative stays relative, normalised), sorted and
+  deduplicated by their absolute location.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from pathspec import GitIgnoreSpec
+
+from pipelint.config import Settings, SettingsResolver
+
+__all__ = ["Discovery", "discover", "PYTHON_SUFFIXES"]
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass
+class Discovery:
+    files: list[Path] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+class _GitIgnores:
+    """Compiled .gitignore specs, one per directory, read at most once."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, GitIgnoreSpec | None] = {}
+        self._repo_root: dict[str, str | None] = {}
+
+    def spec_for(self, directory: str, has_gitignore: bool | None = None) -> GitIgnoreSpec | None:
+        """The spec of `directory`'s own .gitignore (and .git/info/exclude at a repo root)."""
+        if directory in self._specs:
+            return self._specs[directory]
+        lines: list[str] = []
+        if has_gitignore is not False:
+            lines.extend(_read_lines(os.path.join(directory, ".gitignore")))
+        if os.path.isdir(os.path.join(directory, ".git")):
+            lines.extend(_read_lines(os.path.join(directory, ".git", "info", "exclude")))
+        spec = None
+        if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
+            try:
+                spec = GitIgnoreSpec.from_lines(lines)
+            except Exception:  # pragma: no cover - pathspec rejects only pathological lines
+                spec = GitIgnoreSpec.from_lines(
+                    [line for line in lines if _valid_line(line)])
+        self._specs[directory] = spec
+        return spec
+
+    def repo_root(self, directory: str) -> str | None:
+        """The closest ancestor (or self) holding `.git`, or None."""
+        seen: list[str] = []
+        current = directory
+        found: str | None = None
+        while True:
+            if current in self._repo_root:
+                found = self._repo_root[current]
+                break
+            seen.append(current)
+            if os.path.exists(os.path.join(current, ".git")):
+                found = current
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for entry in seen:
+            self._repo_root[entry] = found
+        return found
+
+    def chain_above(self, directory: str) -> list[tuple[str, GitIgnoreSpec]]:
+        """Specs of the ancestors of `directory` (excluded) up to the repo root, outermost first."""
+        root = self.repo_root(directory)
+        if root is None or root == directory:
+            return []
+        chain: list[tuple[str, GitIgnoreSpec]] = []
+        current = os.path.dirname(directory)
+        while True:
+            spec = self.spec_for(current)
+            if spec is not None:
+                chain.append((current, spec))
+            if current == root:
+                break
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        chain.reverse()
+        return chain
+
+    def chain_for(self, directory: str) -> list[tuple[str, GitIgnoreSpec]]:
+        """Specs that apply to the entries of `directory`: ancestors' then its own."""
+        chain = self.chain_above(directory)
+        own = self.spec_for(directory)
+        if own is not None:
+            chain.append((directory, own))
+        return chain
+
+
+def _valid_line(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+        return True
+    except Exception:
+        return False
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            return handle.read().splitlines()
+    except OSError:
+        return []
+
+
+def _gitignored(chain: list[tuple[str, GitIgnoreSpec]], path: str, is_dir: bool) -> bool:
+    """Deepest .gitignore with a verdict wins; within one, the last matching pattern wins."""
+    for base, spec in reversed(chain):
+        prefix = base if base.endswith(os.sep) else base + os.sep
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix):]
+        if os.sep != "/":  # pragma: no cover - Windows
+            rel = rel.replace(os.sep, "/")
+        if is_dir:
+            rel += "/"
+        result = spec.check_file(rel)
+        if result.include is not None:
+            return bool(result.include)
+    return False
+
+
+def _gitignored_with_ancestors(ignores: _GitIgnores, path: str, is_dir: bool) -> bool:
+    """Whether `path` or any of its ancestors (up to the repo root) is git-ignored."""
+    root = ignores.repo_root(os.path.dirname(path))
+    if root is None:
+        # Outside a git work tree: only the .gitignore beside the path applies.
+        directory = os.path.dirname(path)
+        return _gitignored(ignores.chain_for(directory), path, is_dir)
+    current, current_is_dir = path, is_dir
+    while True:
+        directory = os.path.dirname(current)
+        if _gitignored(ignores.chain_for(directory), current, current_is_dir):
+            return True
+        if directory == root or os.path.dirname(directory) == directory:
+            return False
+        current, current_is_dir = directory, True
+
+
+def _join_display(display: str, name: str) -> str:
+    if display in ("", os.curdir):
+        return name
+    return os.path.join(display, name)
+
+
+def discover(paths: Sequence[str | Path], resolver: SettingsResolver,
+             force_exclude: bool = False) -> Discovery:
+    """Collect the .py/.pyi files under `paths`. ConfigError from the resolver propagates."""
+    result = Discovery()
+    found: dict[str, str] = {}  # absolute -> display form
+    ignores = _GitIgnores()
+    visited_dirs: set[tuple[int, int]] = set()
+    cwd = str(resolver.cwd)
+
+    for raw in paths:
+        raw_str = os.fspath(raw)
+        display = os.path.normpath(raw_str) if raw_str else os.curdir
+        absolute = os.path.normpath(os.path.join(cwd, raw_str))
+        try:
+            st = os.stat(absolute)
+        except FileNotFoundError:
+            if os.path.islink(absolute):
+                result.errors.append(f"{raw_str}: broken symbolic link")
+            else:
+                result.errors.append(f"{raw_str}: No such file or directory")
+            continue
+        except OSError as exc:
+            result.errors.append(f"{raw_str}: {exc.strerror or exc}")
+            continue
+
+        is_dir = stat.S_ISDIR(st.st_mode)
+        settings = resolver.for_directory(Path(absolute) if is_dir else Path(os.path.dirname(absolute)))
+        if force_exclude or settings.force_exclude:
+            if _explicitly_excluded(settings, ignores, absolute, is_dir):
+                continue
+        if not is_dir:
+            found.setdefault(absolute, display)
+            continue
+        _walk(absolute, display, resolver, ignores, visited_dirs, found, result.errors, st)
+
+    items = sorted(found.items(), key=lambda item: item[1])
+    result.files = [Path(display) for _, display in items]
+    return result
+
+
+def _explicitly_excluded(settings: Settings, ignores: _GitIgnores, absolute: str, is_dir: bool) -> bool:
+    if settings.is_excluded(Path(absolute), is_dir=is_dir):
+        return True
+    return settings.respect_gitignore and _gitignored_with_ancestors(ignores, absolute, is_dir)
+
+
+def _walk(top: str, top_display: str, resolver: SettingsResolver, ignores: _GitIgnores,
+          visited: set[tuple[int, int]], found: dict[str, str], errors: list[str],
+          top_stat: os.stat_result) -> None:
+    key = (top_stat.st_dev, top_stat.st_ino)
+    if key in visited:
+        return
+    visited.add(key)
+    top_settings = resolver.for_directory(Path(top))
+    chain0 = ignores.chain_above(top) if top_settings.respect_gitignore else []
+    stack: list[tuple[str, str, list[tuple[str, GitIgnoreSpec]]]] = [(top, top_display, chain0)]
+
+    while stack:
+        directory, display, parent_chain = stack.pop()
+        try:
+            with os.scandir(directory) as iterator:
+                entries = list(iterator)
+        except PermissionError:
+            errors.append(f"{display}: Permission denied")
+            continue
+        except OSError as exc:
+            errors.append(f"{display}: {exc.strerror or exc}")
+            continue
+
+        settings = resolver.for_directory(Path(directory))
+        chain = parent_chain
+        if settings.respect_gitignore:
+            has_gitignore = any(entry.name == ".gitignore" for entry in entries)
+            spec = ignores.spec_for(directory, has_gitignore)
+            if spec is not None:
+                chain = parent_chain + [(directory, spec)]
+
+        subdirs: list[tuple[str, str, list]] = []
+        for entry in entries:
+            name = entry.name
+            try:
+                entry_is_dir = entry.is_dir()  # follows symlinks
+                entry_is_file = not entry_is_dir and entry.is_file()
+            except OSError:
+                continue
+            if not entry_is_dir and not (entry_is_file and name.endswith(PYTHON_SUFFIXES)):
+                continue
+            path = entry.path
+            if settings.is_entry_excluded(path, entry_is_dir):
+                continue
+            if chain and settings.respect_gitignore and _gitignored(chain, path, entry_is_dir):
+                continue
+            if entry_is_dir:
+                try:
+                    st = entry.stat()  # follows symlinks
+                except OSError:
+                    continue
+                dir_key = (st.st_dev, st.st_ino)
+                if dir_key in visited:
+                    continue
+                visited.add(dir_key)
+                subdirs.append((path, _join_display(display, name), chain))
+            else:
+                found.setdefault(path, _join_display(display, name))
+        # Depth-first, in name order (the final list is sorted anyway).
+        subdirs.sort(reverse=True)
+        stack.extend(subdirs)

@@ -1,0 +1,261 @@
+"""Check files: read (PEP 263), pre-filter, parse once, build the pipeline model once, run the rules.
+
+Per file the work is: decode bytes -> skip files that cannot hold a TensorFlow/Keras pipeline ->
+`libcst.parse_module` -> `PipelineModel.build` (the one traversal) -> every enabled rule queries
+the model -> positions are resolved only for files that have findings -> suppressions -> sorted
+diagnostics. Files are spread over worker processes; results come back in a deterministic order.
+"""
+from __future__ import annotations
+
+import io
+import os
+import re
+import tokenize
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from pipelint.diagnostics import Diagnostic, Edit, Fix
+from pipelint.fixes import applicable, apply_fixes
+from pipelint.pipeline import PipelineModel
+from pipelint.rules import Rule, RuleContext, all_rules
+from pipelint.rules.base import Finding
+from pipelint.suppressions import has_skip_file, parse_suppressions
+
+if TYPE_CHECKING:
+    from pipelint.config import Settings, SettingsResolver
+
+# A file that never names TensorFlow or Keras cannot build a tf.data pipeline or compile a Keras
+# model, so it is not parsed at all (most of a large tree, and most of the cost).
+_MENTIONS_TF = re.compile(r"\b(?:tensorflow|keras|tf|tfds)\b")
+_MAX_FIX_ROUNDS = 8
+# Below this many files a process pool costs more to start than it saves.
+_MIN_FILES_FOR_POOL = 16
+
+
+@dataclass
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    fixed_source: str | None = None  # set when fixes changed the file
+    original_source: str | None = None
+    fixes_applied: int = 0
+
+
+@dataclass(frozen=True)
+class FixMode:
+    enabled: bool = False
+    include_unsafe: bool = False
+
+
+def decode_source(data: bytes) -> str:
+    """Decode per PEP 263 (coding line or BOM, else UTF-8); raises ValueError with a one-line reason."""
+    if b"\x00" in data:
+        raise ValueError("file contains NUL bytes (binary file?)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise ValueError(str(error.msg if hasattr(error, "msg") else error)) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        raise ValueError(f"cannot decode as {encoding}: {error.reason if hasattr(error, 'reason') else error}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def _engine_diagnostic(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
+    rule = all_rules()[code]
+    return Diagnostic(path, line, column, line, column, code, rule.name, message, rule.severity)
+
+
+_RULE_INSTANCES: dict[str, Rule] = {}
+
+
+def _rule(code: str) -> Rule:
+    instance = _RULE_INSTANCES.get(code)
+    if instance is None:
+        instance = _RULE_INSTANCES[code] = all_rules()[code]()
+    return instance
+
+
+def _checkable_codes(codes: Iterable[str]) -> list[str]:
+    registry = all_rules()
+    return [code for code in sorted(codes) if code in registry and not code.startswith("PL0")]
+
+
+def _to_diagnostics(path: str, module: cst.Module, findings: list[tuple[Rule, Finding]]) -> list[Diagnostic]:
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    result = []
+    for rule, finding in findings:
+        span = positions[finding.node]
+        fix = None
+        if finding.fix is not None:
+            edits = []
+            for old, new in finding.fix.replacements:
+                old_span = positions[old]
+                content = new if isinstance(new, str) else module.code_for_node(new)
+                edits.append(Edit(old_span.start.line, old_span.start.column + 1,
+                                  old_span.end.line, old_span.end.column + 1, content))
+            fix = Fix(finding.fix.applicability, tuple(sorted(edits)))
+        result.append(Diagnostic(
+            path, span.start.line, span.start.column + 1, span.end.line, span.end.column + 1,
+            rule.code, rule.name, finding.message, rule.severity, fix,
+        ))
+    return result
+
+
+def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None") -> list[Diagnostic]:
+    """All diagnostics for one decoded source text, suppressions applied, sorted."""
+    if has_skip_file(source) or not _MENTIONS_TF.search(source):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        message = f"SyntaxError: {error.message}".replace("\n", " ")
+        return [_engine_diagnostic(path, "PL001", message, error.raw_line, error.raw_column + 1)]
+    except RecursionError:
+        return [_engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")]
+    try:
+        model = PipelineModel.build(module)
+    except Exception as error:  # noqa: BLE001 - any bug becomes a PL000, never a traceback
+        return [_engine_diagnostic(path, "PL000", f"pipeline model failed: {type(error).__name__}: {error}")]
+    findings: list[tuple[Rule, Finding]] = []
+    diagnostics: list[Diagnostic] = []
+    for code in _checkable_codes(codes):
+        rule = _rule(code)
+        options = settings.options_for(code) if settings is not None else {
+            name: option.default for name, option in rule.options.items()}
+        ctx = RuleContext(model, options)
+        try:
+            rule.check(ctx)
+        except Exception as error:  # noqa: BLE001
+            diagnostics.append(_engine_diagnostic(
+                path, "PL000", f"rule {code} ({rule.name}) failed: {type(error).__name__}: {error}"))
+            continue
+        findings.extend((rule, finding) for finding in ctx.findings)
+    if findings:
+        try:
+            diagnostics.extend(_to_diagnostics(path, module, findings))
+        except Exception as error:  # noqa: BLE001
+            diagnostics.append(_engine_diagnostic(path, "PL000", f"reporting failed: {type(error).__name__}: {error}"))
+    if not diagnostics:
+        return []
+    diagnostics = _deduplicate(diagnostics)
+    suppressions = parse_suppressions(source, frozenset(all_rules()))
+    kept = [d for d in diagnostics if not suppressions.suppresses(d.line, d.code)]
+    if "PL003" in codes:
+        for line, column, code in suppressions.unknown:
+            kept.append(_engine_diagnostic(path, "PL003", f"unknown rule code `{code}` in suppression comment", line, column))
+    return sorted(kept, key=Diagnostic.sort_key)
+
+
+def _deduplicate(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """A helper inlined at two call sites reports the same node twice: keep one."""
+    seen: set[tuple] = set()
+    unique = []
+    for d in diagnostics:
+        key = (d.code, d.line, d.column, d.end_line, d.end_column, d.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    return unique
+
+
+def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
+                 fix_mode: FixMode) -> tuple[list[Diagnostic], str, int]:
+    """Check, then apply fixes round after round until none applies; returns what remains."""
+    diagnostics = lint_source(source, path, codes, settings)
+    if not fix_mode.enabled:
+        return diagnostics, source, 0
+    total = 0
+    for _ in range(_MAX_FIX_ROUNDS):
+        if not any(applicable(d.fix, fix_mode.include_unsafe) for d in diagnostics):
+            break
+        fixed, count = apply_fixes(source, diagnostics, fix_mode.include_unsafe)
+        if count == 0 or fixed == source:
+            break
+        try:
+            cst.parse_module(fixed)
+        except Exception:  # noqa: BLE001 - a fix that breaks the file is dropped, never written
+            break
+        source, total = fixed, total + count
+        diagnostics = lint_source(source, path, codes, settings)
+    return diagnostics, source, total
+
+
+def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixMode = FixMode()) -> FileResult:
+    result = FileResult(display_path)
+    codes = settings.enabled_codes(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot read file: {reason}")]
+        return result
+    try:
+        source = decode_source(data)
+    except ValueError as error:
+        result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot decode file: {error}")]
+        return result
+    try:
+        diagnostics, fixed, count = lint_and_fix(source, display_path, codes, settings, fix_mode)
+    except Exception as error:  # noqa: BLE001
+        diagnostics, fixed, count = [_engine_diagnostic(
+            display_path, "PL000", f"internal error: {type(error).__name__}: {error}")], source, 0
+    result.diagnostics = [d for d in diagnostics if d.code in codes]
+    if count:
+        result.original_source, result.fixed_source, result.fixes_applied = source, fixed, count
+    return result
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    try:
+        return path.resolve().relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _check_task(task: tuple[Path, str, Settings, FixMode]) -> FileResult:
+    return check_file(*task)
+
+
+def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | None = None,
+                fix_mode: FixMode = FixMode(), cwd: Path | None = None) -> list[FileResult]:
+    cwd = cwd or Path.cwd()
+    tasks = [(path, display_path(path, cwd), resolver.for_path(path), fix_mode) for path in files]
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(tasks) < _MIN_FILES_FOR_POOL:
+        results = [_check_task(task) for task in tasks]
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(_check_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
+    return sorted(results, key=lambda r: r.path)
+
+
+def check_source(source: str, path: str = "<string>", select: Sequence[str] | None = None) -> list[Diagnostic]:
+    """Public API: the diagnostics pipelint reports for `source` (default rules unless `select`)."""
+    from pipelint.config import CliOverrides, load_settings
+
+    overrides = CliOverrides(select=tuple(select) if select is not None else None)
+    settings = load_settings(None, overrides, Path.cwd())
+    codes = settings.enabled_codes(Path(path))
+    return [d for d in lint_source(source, path, codes, settings) if d.code in codes]
+
+
+def check_paths(paths: Sequence[str | os.PathLike], select: Sequence[str] | None = None,
+                jobs: int | None = 1) -> list[Diagnostic]:
+    """Public API: discover and check files under `paths`; diagnostics sorted by path and line."""
+    from pipelint.config import CliOverrides, SettingsResolver
+    from pipelint.discovery import discover
+
+    overrides = CliOverrides(select=tuple(select) if select is not None else None)
+    resolver = SettingsResolver(overrides)
+    found = discover(list(paths), resolver)
+    results = check_files(found.files, resolver, jobs=jobs)
+    return [d for r in results for d in r.diagnostics]

@@ -1,0 +1,112 @@
+"""Helpers shared by the reporters: colour, source lines, text sanitising, the summary line."""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+import click
+
+from pipelint.diagnostics import Diagnostic, Severity
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_BREAKS_AND_SPACE = re.compile(r"\s*(?:\r\n|\r|\n)\s*")
+TAB_WIDTH = 4
+
+
+def style(text: str, color: bool, **kwargs) -> str:
+    """`click.style` when colour is on, the plain text otherwise."""
+    return click.style(text, **kwargs) if color and text else text
+
+
+def fix_marker(diagnostic: Diagnostic) -> str:
+    return "[*] " if diagnostic.fix is not None else ""
+
+
+def one_line(text: str) -> str:
+    """Fold line breaks (and the whitespace around them) into single spaces."""
+    return _BREAKS_AND_SPACE.sub(" ", text).strip() if ("\n" in text or "\r" in text) else text
+
+
+def _char_display(ch: str) -> tuple[str, int]:
+    """How one source character is shown on a terminal, and how many cells it takes."""
+    if ch == "\t":
+        return " " * TAB_WIDTH, TAB_WIDTH
+    code = ord(ch)
+    if code < 0x20 or code == 0x7F or 0x80 <= code < 0xA0:
+        shown = f"\\x{code:02x}"  # never let raw control bytes (ESC...) reach the terminal
+        return shown, len(shown)
+    if unicodedata.combining(ch):
+        return ch, 0
+    if unicodedata.east_asian_width(ch) in ("W", "F"):
+        return ch, 2
+    return ch, 1
+
+
+def terminal_safe(text: str) -> str:
+    """Replace control characters (other than tabs, which become spaces) by visible escapes."""
+    return "".join(_char_display(ch)[0] for ch in text)
+
+
+def display_line(line: str) -> tuple[str, list[int]]:
+    """The line as displayed, plus the display offset of every character index (and one past the end)."""
+    shown: list[str] = []
+    offsets: list[int] = []
+    cell = 0
+    for ch in line:
+        offsets.append(cell)
+        text, width = _char_display(ch)
+        shown.append(text)
+        cell += width
+    offsets.append(cell)
+    return "".join(shown), offsets
+
+
+class SourceCache:
+    """Reads each file at most once per render; `None` for files that cannot be read."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, list[str] | None] = {}
+
+    def lines(self, path: str) -> list[str] | None:
+        if path not in self._files:
+            try:
+                with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+                    text = handle.read()
+            except (OSError, ValueError):
+                self._files[path] = None
+            else:
+                if text.startswith("\ufeff"):
+                    text = text[1:]
+                self._files[path] = _LINE_BREAK.split(text)
+        return self._files[path]
+
+    def line(self, path: str, number: int) -> str | None:
+        lines = self.lines(path)
+        if lines is None or not 1 <= number <= len(lines):
+            return None
+        return lines[number - 1]
+
+
+def summary(diagnostics: Sequence[Diagnostic], color: bool) -> str:
+    total = len(diagnostics)
+    if total == 0:
+        return style("All checks passed!", color, fg="green", bold=True)
+    fixable = sum(1 for d in diagnostics if d.fix is not None)
+    noun = "finding" if total == 1 else "findings"
+    return f"Found {total} {noun} ({fixable} fixable with --fix)."
+
+
+SEVERITY_COLOR = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
+
+
+def header(diagnostic: Diagnostic, color: bool) -> str:
+    """`path:line:col: PL101 [*] message` -- the first line of both `concise` and `full`."""
+    d = diagnostic
+    sep = style(":", color, fg="cyan")
+    location = (
+        f"{style(terminal_safe(d.path), color, bold=True)}{sep}{d.line}{sep}{d.column}{sep}"
+    )
+    code = style(d.code, color, fg=SEVERITY_COLOR.get(d.severity, "red"), bold=True)
+    marker = style("[*]", color, fg="cyan") + " " if d.fix is not None else ""
+    return f"{location} {code} {marker}{terminal_safe(one_line(d.message))}"

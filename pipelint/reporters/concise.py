@@ -1,0 +1,13 @@
+"""`--output-format concise`: one `path:line:col: CODE [*] message` line per finding, then a summary."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pipelint.diagnostics import Diagnostic
+from pipelint.reporters._common import header, summary
+
+
+def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0) -> str:
+    lines = [header(d, color) for d in diagnostics]
+    lines.append(summary(diagnostics, color))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,38 @@
+"""The rule registry: every rule class by code. The linter and the profiler's advice both read it."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from pipelint.rules.base import EngineCode, Invalid, NodeFix, Option, Rule, RuleContext
+
+__all__ = ["EngineCode", "Invalid", "NodeFix", "Option", "Rule", "RuleContext", "all_rules", "get_rule"]
+
+_REGISTRY: dict[str, type[Rule]] | None = None
+
+
+def _load() -> dict[str, type[Rule]]:
+    """Import every `pipelint.rules.plNNN_*` module; each defines exactly one Rule subclass."""
+    registry: dict[str, type[Rule]] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if not info.name.startswith("pl"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if (isinstance(value, type) and issubclass(value, Rule) and value not in (Rule, EngineCode)
+                    and value.__module__ == module.__name__):
+                if value.code in registry:
+                    raise RuntimeError(f"duplicate rule code {value.code}")
+                registry[value.code] = value
+    return dict(sorted(registry.items()))
+
+
+def all_rules() -> dict[str, type[Rule]]:
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = _load()
+    return _REGISTRY
+
+
+def get_rule(code: str) -> type[Rule] | None:
+    return all_rules().get(code.upper())

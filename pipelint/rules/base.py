@@ -1,0 +1,87 @@
+"""What a rule is. Each rule module defines one `Rule` subclass with its docs and examples beside it.
+
+Rules never walk the syntax tree themselves: the engine builds one `PipelineModel` per file in a
+single traversal and every rule queries it (datasets, the ops they pass, their consumers, calls).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+
+if TYPE_CHECKING:
+    from pipelint.pipeline import PipelineModel
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An example the rule must fire on. `fixed`, when given, is the source after its fix."""
+
+    code: str
+    fixed: str | None = None
+
+
+@dataclass(frozen=True)
+class Option:
+    """A per-rule option, set under `[tool.pipelint.rules.PLxxx]`."""
+
+    type: type
+    default: Any
+    description: str
+
+
+@dataclass(frozen=True)
+class NodeFix:
+    """A fix expressed on the tree: each old node is replaced by a new node (or by raw text)."""
+
+    applicability: Applicability
+    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | str], ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    node: cst.CSTNode
+    message: str
+    fix: NodeFix | None = None
+
+
+@dataclass
+class RuleContext:
+    model: "PipelineModel"
+    options: dict[str, Any]
+    findings: list[Finding] = field(default_factory=list)
+
+    def report(self, node: cst.CSTNode, message: str, fix: NodeFix | None = None) -> None:
+        self.findings.append(Finding(node, message, fix))
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity]
+    #: One line: what the rule flags (used by `pipelint rules`, SARIF and the profiler's advice).
+    summary: ClassVar[str]
+    #: Markdown in ruff's shape: What it does / Why is this bad? / Example / Use instead /
+    #: Fix safety / References.
+    docs: ClassVar[str]
+    fixable: ClassVar[Applicability | None] = None
+    default_enabled: ClassVar[bool] = True
+    options: ClassVar[dict[str, Option]] = {}
+    VALID: ClassVar[tuple[str, ...]] = ()
+    INVALID: ClassVar[tuple[Invalid, ...]] = ()
+
+    def check(self, ctx: RuleContext) -> None:
+        raise NotImplementedError
+
+
+class EngineCode(Rule):
+    """Codes PL0xx: reported by the engine itself (bad input, internal errors), never by a check."""
+
+    def check(self, ctx: RuleContext) -> None:  # pragma: no cover - never scheduled
+        return None
+
+
+RuleCheck = Callable[[RuleContext], None]

@@ -1,0 +1,79 @@
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import add_keyword
+
+
+class MapWithoutParallelism(Rule):
+    code = "PL101"
+    name = "map-without-parallelism"
+    severity = Severity.WARNING
+    summary = "`Dataset.map` without `num_parallel_calls` may run one element at a time."
+    fixable = Applicability.SAFE
+    docs = """\
+## What it does
+Flags `tf.data.Dataset.map(...)` calls that pass no `num_parallel_calls` (neither by keyword nor as
+the second positional argument).
+
+## Why is this bad?
+Without `num_parallel_calls` the map is sequential by contract. TensorFlow's default
+`map_parallelization` graph optimization parallelizes it for you only when it can prove the mapped
+function stateless; a function with random ops, `tf.py_function`/`tf.numpy_function` or other
+stateful ops stays serial, and the pipeline's throughput is one element per function call.
+Saying `num_parallel_calls=tf.data.AUTOTUNE` makes the parallelism explicit and lets the autotuner
+pick the degree. Ordering is kept unless you also pass `deterministic=False`.
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).map(parse_example)
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).map(parse_example, num_parallel_calls=tf.data.AUTOTUNE)
+```
+
+## Fix safety
+Safe: elements and their order are unchanged (`deterministic` stays at its default). The fix uses
+the module's own alias for TensorFlow and is offered only when one is imported.
+
+## References
+- https://www.tensorflow.org/guide/data_performance#parallelizing_data_transformation
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)\n",
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, tf.data.AUTOTUNE)\n",
+        # pandas and Python's map are not tf.data
+        "import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(lambda v: v + 1)\n",
+        "import tensorflow as tf\nvalues = list(map(str, [1, 2, 3]))\n",
+        # a user's own class with a .map method
+        "import tensorflow as tf\nclass Table:\n    def map(self, f):\n        return f\nTable().map(len)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2)\n",
+            "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\n\ndef load(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.map(\n        parse,  # decode one record\n    )\n    return ds\n",
+            "import tensorflow as tf\n\ndef load(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.map(\n        parse, num_parallel_calls=tf.data.AUTOTUNE,  # decode one record\n    )\n    return ds\n",
+        ),
+        Invalid("from tensorflow import data as tfdata\nds = tfdata.TextLineDataset('a.txt').map(str.upper)\n"),
+        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\nds = ds.map(lambda e: e)\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        autotune = ctx.model.autotune_expression()
+        for site in ctx.model.ops("map"):
+            call = site.op.call
+            if site.op.arg("num_parallel_calls", 1) is not None:
+                continue
+            if any(a.star for a in call.args):
+                continue  # `map(f, **kwargs)` may well carry it
+            message = (
+                "`map` without `num_parallel_calls`: it runs serially unless tf.data can prove the "
+                "function stateless; pass `num_parallel_calls=tf.data.AUTOTUNE`"
+            )
+            fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
+                              ctx.model.module) if autotune and call.args else None
+            ctx.report(site.op.name_node, message, fix)

@@ -1,0 +1,62 @@
+"""Every rule's VALID and INVALID examples (Fixit style: they live beside the rule) run as tests."""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+import pytest
+
+from pipelint.engine import FixMode, lint_and_fix, lint_source
+from pipelint.rules import EngineCode, all_rules
+
+CHECK_RULES = [rule for rule in all_rules().values() if not issubclass(rule, EngineCode)]
+DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety", "## References")
+
+
+def _cases(kind: str):
+    for rule in CHECK_RULES:
+        for index, example in enumerate(getattr(rule, kind)):
+            yield pytest.param(rule, example, id=f"{rule.code}-{kind.lower()}-{index}")
+
+
+@pytest.mark.parametrize("rule,source", list(_cases("VALID")))
+def test_valid_examples_stay_silent(rule, source):
+    found = lint_source(source, "example.py", frozenset({rule.code}), None)
+    assert [d for d in found if d.code == rule.code] == [], f"{rule.code} fired on:\n{source}"
+    assert not [d for d in found if d.code.startswith("PL0")]
+
+
+@pytest.mark.parametrize("rule,example", list(_cases("INVALID")))
+def test_invalid_examples_fire(rule, example):
+    found = lint_source(example.code, "example.py", frozenset({rule.code}), None)
+    assert any(d.code == rule.code for d in found), f"{rule.code} did not fire on:\n{example.code}"
+    assert not [d for d in found if d.code.startswith("PL0")]
+    for diagnostic in found:
+        assert diagnostic.name == rule.name and diagnostic.severity == rule.severity
+    if example.fixed is not None:
+        _, fixed, count = lint_and_fix(example.code, "example.py", frozenset({rule.code}), None,
+                                       FixMode(enabled=True, include_unsafe=True))
+        assert count >= 1
+        assert fixed == example.fixed
+        cst.parse_module(fixed)
+        # Idempotent: a second run changes nothing.
+        _, again, more = lint_and_fix(fixed, "example.py", frozenset({rule.code}), None,
+                                      FixMode(enabled=True, include_unsafe=True))
+        assert (again, more) == (fixed, 0)
+
+
+@pytest.mark.parametrize("rule", CHECK_RULES, ids=lambda r: r.code)
+def test_rule_metadata_and_docs(rule):
+    assert re.fullmatch(r"PL[1-9]\d\d", rule.code)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
+    assert rule.summary and "\n" not in rule.summary
+    for section in DOC_SECTIONS:
+        assert section in rule.docs, f"{rule.code} docs lack {section!r}"
+    assert len(rule.VALID) >= 3 and len(rule.INVALID) >= 3
+    if rule.fixable is not None:
+        assert any(example.fixed is not None for example in rule.INVALID), "a fixable rule shows its fix"
+
+
+def test_codes_and_names_are_unique():
+    names = [rule.name for rule in all_rules().values()]
+    assert len(names) == len(set(names))
