@@ -32,9 +32,10 @@ import os
 import re
 import sys
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 if sys.version_info >= (3, 11):  # pragma: no cover - version dependent
     import tomllib
@@ -194,8 +195,16 @@ class _EntryMatcher:
     path. Ancestors are *not* considered here (see `Settings.is_excluded` for that).
     """
 
-    __slots__ = ("names", "name_dirs", "name_re", "name_dir_re", "rel_re", "rel_dir_re", "abs_re",
-                 "abs_dir_re")
+    __slots__ = (
+        "abs_dir_re",
+        "abs_re",
+        "name_dir_re",
+        "name_dirs",
+        "name_re",
+        "names",
+        "rel_dir_re",
+        "rel_re",
+    )
 
     def __init__(self, patterns: tuple[str, ...]) -> None:
         self.names: set[str] = set()
@@ -218,8 +227,7 @@ class _EntryMatcher:
                 (abs_dir_globs if dir_only else abs_globs).append(
                     _glob_to_regex(Path(pattern).as_posix()))
                 continue
-            if pattern.startswith("./"):
-                pattern = pattern[2:]
+            pattern = pattern.removeprefix("./")
             if "/" in pattern:
                 (rel_dir_globs if dir_only else rel_globs).append(_glob_to_regex(pattern.lstrip("/")))
             elif not any(ch in pattern for ch in "*?[\\"):
@@ -250,9 +258,8 @@ class _EntryMatcher:
             return True
         if self.name_re is not None and self.name_re.match(name):
             return True
-        if rel is not None:
-            if self.rel_re is not None and self.rel_re.match(rel):
-                return True
+        if rel is not None and self.rel_re is not None and self.rel_re.match(rel):
+            return True
         if absolute is not None and self.abs_re is not None and self.abs_re.match(absolute):
             return True
         if is_dir:
@@ -270,15 +277,14 @@ class _EntryMatcher:
 class _PathGlob:
     """A per-file-ignores glob: matched against the root-relative path and the basename."""
 
-    __slots__ = ("negated", "rel_re", "name_re", "dir_re")
+    __slots__ = ("dir_re", "name_re", "negated", "rel_re")
 
     def __init__(self, pattern: str) -> None:
         pattern = pattern.strip()
         self.negated = pattern.startswith("!")
         if self.negated:
             pattern = pattern[1:]
-        if pattern.startswith("./"):
-            pattern = pattern[2:]
+        pattern = pattern.removeprefix("./")
         body = pattern.rstrip("/").lstrip("/") if not os.path.isabs(pattern) else Path(pattern).as_posix()
         # Whole path (gitignore-style and fnmatch-style, where `*` crosses `/` as in ruff).
         self.rel_re = re.compile(
@@ -601,13 +607,13 @@ def find_config_file(directory: Path) -> Path | None:
         current = parent
 
 
-def _config_in_dir(directory: Path) -> Path | None:
-    candidate = directory / PIPELINT_TOML
-    if candidate.is_file():
-        return candidate
-    candidate = directory / PYPROJECT_TOML
-    if candidate.is_file() and _has_pipelint_table(candidate):
-        return candidate
+def _config_in_dir(directory: Path | str) -> Path | None:
+    candidate = os.path.join(directory, PIPELINT_TOML)
+    if os.path.isfile(candidate):
+        return Path(candidate)
+    candidate = os.path.join(directory, PYPROJECT_TOML)
+    if os.path.isfile(candidate) and _has_pipelint_table(Path(candidate)):
+        return Path(candidate)
     return None
 
 
@@ -746,8 +752,8 @@ class SettingsResolver:
         self.overrides = overrides
         self.cwd = _abspath(cwd) if cwd is not None else _abspath(Path.cwd())
         self.config_path = _abspath(config_path, self.cwd) if config_path is not None else None
-        self._by_config: dict[Path | None, Settings] = {}
-        self._config_for_dir: dict[Path, Path | None] = {}
+        self._by_config: dict[str | None, Settings] = {}
+        self._config_for_dir: dict[str, str | None] = {}
         self._fixed: Settings | None = None
         if self.config_path is not None:
             self._fixed = load_settings(self.config_path, overrides, self.cwd)
@@ -759,37 +765,46 @@ class SettingsResolver:
         directory = absolute if absolute.is_dir() else absolute.parent
         return self.for_directory(directory)
 
-    def for_directory(self, directory: Path) -> Settings:
+    def for_directory(self, directory: Path | str) -> Settings:
         """Settings for the entries of `directory` (no stat of the directory itself)."""
         if self._fixed is not None:
             return self._fixed
-        config = self._find(_abspath(directory, self.cwd))
+        directory = os.fspath(directory)
+        if not os.path.isabs(directory):
+            directory = os.path.join(str(self.cwd), directory)
+        config = self._find(os.path.normpath(directory))
         settings = self._by_config.get(config)
         if settings is None:
-            settings = load_settings(config, self.overrides, self.cwd)
+            settings = load_settings(Path(config) if config is not None else None, self.overrides,
+                                     self.cwd)
             self._by_config[config] = settings
         return settings
 
-    def _find(self, directory: Path) -> Path | None:
+    def _find(self, directory: str) -> str | None:
         cache = self._config_for_dir
-        if directory in cache:
-            return cache[directory]
-        pending: list[Path] = []
+        found = cache.get(directory, _MISSING)
+        if found is not _MISSING:
+            return found
+        pending: list[str] = []
         current = directory
-        found: Path | None = None
+        found = None
         while True:
-            if current in cache:
-                found = cache[current]
+            hit = cache.get(current, _MISSING)
+            if hit is not _MISSING:
+                found = hit
                 break
             pending.append(current)
             candidate = _config_in_dir(current)
             if candidate is not None:
-                found = candidate
+                found = str(candidate)
                 break
-            parent = current.parent
+            parent = os.path.dirname(current)
             if parent == current:
                 break
             current = parent
         for entry in pending:
             cache[entry] = found
         return found
+
+
+_MISSING = object()

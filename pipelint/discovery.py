@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from pathspec import GitIgnoreSpec
 
 from pipelint.config import Settings, SettingsResolver
 
-__all__ = ["Discovery", "discover", "PYTHON_SUFFIXES"]
+__all__ = ["PYTHON_SUFFIXES", "Discovery", "discover"]
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -56,7 +56,7 @@ class _GitIgnores:
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             try:
                 spec = GitIgnoreSpec.from_lines(lines)
-            except Exception:  # pragma: no cover - pathspec rejects only pathological lines
+            except ValueError:  # pragma: no cover - pathspec rejects only pathological lines
                 spec = GitIgnoreSpec.from_lines(
                     [line for line in lines if _valid_line(line)])
         self._specs[directory] = spec
@@ -115,9 +115,9 @@ class _GitIgnores:
 def _valid_line(line: str) -> bool:
     try:
         GitIgnoreSpec.from_lines([line])
-        return True
-    except Exception:
+    except ValueError:
         return False
+    return True
 
 
 def _read_lines(path: str) -> list[str]:
@@ -145,21 +145,42 @@ def _gitignored(chain: list[tuple[str, GitIgnoreSpec]], path: str, is_dir: bool)
     return False
 
 
-def _gitignored_with_ancestors(ignores: _GitIgnores, path: str, is_dir: bool) -> bool:
-    """Whether `path` or any of its ancestors (up to the repo root) is git-ignored."""
+def _gitignored_with_ancestors(ignores: _GitIgnores, path: str, is_dir: bool, fallback_root: str) -> bool:
+    """Whether `path` or an ancestor is git-ignored, by the .gitignore files up to the repo root.
+
+    Outside a git work tree, `fallback_root` (the settings root) bounds the search instead.
+    """
     root = ignores.repo_root(os.path.dirname(path))
     if root is None:
-        # Outside a git work tree: only the .gitignore beside the path applies.
-        directory = os.path.dirname(path)
-        return _gitignored(ignores.chain_for(directory), path, is_dir)
+        prefix = fallback_root if fallback_root.endswith(os.sep) else fallback_root + os.sep
+        root = fallback_root if path.startswith(prefix) else os.path.dirname(path)
     current, current_is_dir = path, is_dir
     while True:
         directory = os.path.dirname(current)
-        if _gitignored(ignores.chain_for(directory), current, current_is_dir):
+        chain = _chain_between(ignores, root, directory)
+        if chain and _gitignored(chain, current, current_is_dir):
             return True
         if directory == root or os.path.dirname(directory) == directory:
             return False
         current, current_is_dir = directory, True
+
+
+def _chain_between(ignores: _GitIgnores, top: str, directory: str) -> list[tuple[str, GitIgnoreSpec]]:
+    """Specs from `top` down to `directory` (both included), outermost first."""
+    chain: list[tuple[str, GitIgnoreSpec]] = []
+    current = directory
+    while True:
+        spec = ignores.spec_for(current)
+        if spec is not None:
+            chain.append((current, spec))
+        if current == top:
+            break
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    chain.reverse()
+    return chain
 
 
 def _join_display(display: str, name: str) -> str:
@@ -194,10 +215,10 @@ def discover(paths: Sequence[str | Path], resolver: SettingsResolver,
             continue
 
         is_dir = stat.S_ISDIR(st.st_mode)
-        settings = resolver.for_directory(Path(absolute) if is_dir else Path(os.path.dirname(absolute)))
-        if force_exclude or settings.force_exclude:
-            if _explicitly_excluded(settings, ignores, absolute, is_dir):
-                continue
+        settings = resolver.for_directory(absolute if is_dir else os.path.dirname(absolute))
+        if (force_exclude or settings.force_exclude) and _explicitly_excluded(
+                settings, ignores, absolute, is_dir):
+            continue
         if not is_dir:
             found.setdefault(absolute, display)
             continue
@@ -211,7 +232,8 @@ def discover(paths: Sequence[str | Path], resolver: SettingsResolver,
 def _explicitly_excluded(settings: Settings, ignores: _GitIgnores, absolute: str, is_dir: bool) -> bool:
     if settings.is_excluded(Path(absolute), is_dir=is_dir):
         return True
-    return settings.respect_gitignore and _gitignored_with_ancestors(ignores, absolute, is_dir)
+    return settings.respect_gitignore and _gitignored_with_ancestors(
+        ignores, absolute, is_dir, str(settings.root))
 
 
 def _walk(top: str, top_display: str, resolver: SettingsResolver, ignores: _GitIgnores,
@@ -221,8 +243,12 @@ def _walk(top: str, top_display: str, resolver: SettingsResolver, ignores: _GitI
     if key in visited:
         return
     visited.add(key)
-    top_settings = resolver.for_directory(Path(top))
+    top_settings = resolver.for_directory(top)
     chain0 = ignores.chain_above(top) if top_settings.respect_gitignore else []
+    if chain0 and _gitignored(chain0, top, True):
+        # The directory was given explicitly although it (or a parent) is git-ignored: walk it,
+        # with only the .gitignore files found inside it.
+        chain0 = []
     stack: list[tuple[str, str, list[tuple[str, GitIgnoreSpec]]]] = [(top, top_display, chain0)]
 
     while stack:
@@ -237,7 +263,7 @@ def _walk(top: str, top_display: str, resolver: SettingsResolver, ignores: _GitI
             errors.append(f"{display}: {exc.strerror or exc}")
             continue
 
-        settings = resolver.for_directory(Path(directory))
+        settings = resolver.for_directory(directory)
         chain = parent_chain
         if settings.respect_gitignore:
             has_gitignore = any(entry.name == ".gitignore" for entry in entries)

@@ -7,10 +7,12 @@ diagnostics. Files are spread over worker processes; results come back in a dete
 """
 from __future__ import annotations
 
+import ast
 import io
 import os
 import re
 import tokenize
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,10 +112,39 @@ def _to_diagnostics(path: str, module: cst.Module, findings: list[tuple[Rule, Fi
     return result
 
 
+_TRIGGER_PATTERNS: dict[frozenset[str], re.Pattern[str]] = {}
+
+
+def _trigger_pattern(codes: frozenset[str]) -> re.Pattern[str]:
+    pattern = _TRIGGER_PATTERNS.get(codes)
+    if pattern is None:
+        registry = all_rules()
+        words = sorted({t for code in codes if code in registry for t in registry[code].triggers})
+        pattern = re.compile("|".join(map(re.escape, words)) if words else "(?!)")
+        _TRIGGER_PATTERNS[codes] = pattern
+    return pattern
+
+
+def _syntax_check(source: str, path: str) -> list[Diagnostic]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source, path)
+    except SyntaxError as error:
+        message = f"SyntaxError: {error.msg}".replace("\n", " ")
+        return [_engine_diagnostic(path, "PL001", message, error.lineno or 1, error.offset or 1)]
+    except (RecursionError, MemoryError, ValueError):
+        return [_engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")]
+    return []
+
+
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None") -> list[Diagnostic]:
     """All diagnostics for one decoded source text, suppressions applied, sorted."""
     if has_skip_file(source) or not _MENTIONS_TF.search(source):
         return []
+    if not _trigger_pattern(codes).search(source):
+        # No rule can fire, so skip libcst; CPython's own parser still reports a syntax error fast.
+        return _syntax_check(source, path)
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:

@@ -103,6 +103,12 @@ TFDATA_ONLY_METHODS = frozenset(
     {"prefetch", "interleave", "padded_batch", "unbatch", "with_options", "ragged_batch",
      "bucket_by_sequence_length"}
 )
+# Every dataset the model can recognise needs one of these words in the source: a constructor
+# (`Dataset`, `*_dataset_from_directory`, `tfds`), tf.data-only evidence, or an annotation.
+DATASET_TRIGGERS = (
+    "Dataset", "dataset", "tfds", "AUTOTUNE", "prefetch", "interleave", "unbatch", "with_options",
+    "padded_batch", "ragged_batch", "bucket_by_sequence_length",
+)
 TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
 PY_FUNCTION_NAMES = frozenset(
@@ -672,6 +678,29 @@ class PipelineModel:
         return None
 
     def _eval_children(self, node: cst.CSTNode, frame: _Frame) -> None:
+        # Fast paths for the common compound expressions; `children` is slow and generic.
+        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+            self._eval(node.left, frame)
+            self._eval(node.right, frame)
+            return
+        if isinstance(node, cst.Comparison):
+            self._eval(node.left, frame)
+            for target in node.comparisons:
+                self._eval(target.comparator, frame)
+            return
+        if isinstance(node, cst.UnaryOperation):
+            self._eval(node.expression, frame)
+            return
+        if isinstance(node, (cst.Set, cst.Dict)):
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    self._eval(element.key, frame)
+                if hasattr(element, "value"):
+                    self._eval(element.value, frame)
+            return
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+                             cst.Ellipsis, cst.Imaginary)):
+            return
         for child in node.children:
             if isinstance(child, cst.BaseExpression):
                 self._eval(child, frame)

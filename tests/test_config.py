@@ -19,6 +19,8 @@ from pipelint.config import (
 from pipelint.diagnostics import Severity
 from pipelint.rules.base import EngineCode, Option, Rule
 
+NO_OVERRIDES = CliOverrides()
+
 
 def _rule(code: str, default_enabled: bool = True, options: dict | None = None, base: type = Rule):
     return type(f"Fake{code}", (base,), {
@@ -55,7 +57,7 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def settings_for(tmp_path: Path, toml: str | None = None, overrides: CliOverrides = CliOverrides(),
+def settings_for(tmp_path: Path, toml: str | None = None, overrides: CliOverrides = NO_OVERRIDES,
                  name: str = "pyproject.toml") -> Settings:
     config = None
     if toml is not None:
@@ -334,10 +336,8 @@ def test_settings_pickle_roundtrip(tmp_path):
 
 def test_non_ascii_and_space_paths(tmp_path):
     root = tmp_path / "prój ect"
-    write(root / "pipelint.toml", '[per-file-ignores]\n"dätä files/*.py" = ["PL101"]\nextend-exclude = ["ünï cödé"]\n'
-          .replace('extend-exclude = ["ünï cödé"]\n', "") + "")
-    (root / "pipelint.toml").write_text(
-        'extend-exclude = ["ünï cödé"]\n[per-file-ignores]\n"dätä files/*.py" = ["PL101"]\n', encoding="utf-8")
+    write(root / "pipelint.toml",
+          'extend-exclude = ["ünï cödé"]\n[per-file-ignores]\n"dätä files/*.py" = ["PL101"]\n')
     resolver = SettingsResolver(CliOverrides(), cwd=tmp_path)
     f = write(root / "dätä files" / "a b.py", "")
     s = resolver.for_path(f)

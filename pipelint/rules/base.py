@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import DATASET_TRIGGERS
 
 if TYPE_CHECKING:
     from pipelint.pipeline import PipelineModel
@@ -70,6 +71,9 @@ class Rule:
     fixable: ClassVar[Applicability | None] = None
     default_enabled: ClassVar[bool] = True
     options: ClassVar[dict[str, Option]] = {}
+    #: Substrings a file must contain for this rule to possibly fire. A file containing none of
+    #: the enabled rules' triggers is not parsed at all, which is most of a large tree.
+    triggers: ClassVar[tuple[str, ...]] = DATASET_TRIGGERS
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
 
@@ -79,6 +83,8 @@ class Rule:
 
 class EngineCode(Rule):
     """Codes PL0xx: reported by the engine itself (bad input, internal errors), never by a check."""
+
+    triggers = ()
 
     def check(self, ctx: RuleContext) -> None:  # pragma: no cover - never scheduled
         return None
