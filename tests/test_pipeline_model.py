@@ -1,0 +1,115 @@
+"""The shared pipeline model: origins by qualified name, flow, branches, helpers, consumers."""
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from pipelint.pipeline import PipelineModel
+
+
+def build(source: str) -> PipelineModel:
+    return PipelineModel.build(cst.parse_module(source))
+
+
+def op_paths(model: PipelineModel, name: str) -> list[list[str]]:
+    (site,) = [s for s in model.ops(name)]
+    return sorted([op.name for op in prefix.ops] for prefix in site.prefixes)
+
+
+@pytest.mark.parametrize("header,expr", [
+    ("import tensorflow as tf", "tf.data.Dataset.range(3)"),
+    ("import tensorflow", "tensorflow.data.Dataset.range(3)"),
+    ("from tensorflow import data", "data.Dataset.range(3)"),
+    ("from tensorflow.data import Dataset", "Dataset.range(3)"),
+    ("import tensorflow.compat.v2 as tf", "tf.data.Dataset.range(3)"),
+    ("import tensorflow as tf", "tf.data.TFRecordDataset(files)"),
+    ("import tensorflow_datasets as tfds", "tfds.load('mnist', split='train')"),
+    ("from tensorflow import keras", "keras.utils.image_dataset_from_directory('d')"),
+    ("import keras", "keras.utils.text_dataset_from_directory('d')"),
+    ("import tensorflow as tf", "tf.keras.preprocessing.image_dataset_from_directory('d')"),
+])
+def test_origins_resolve_whatever_the_import_style(header, expr):
+    model = build(f"{header}\nds = {expr}\nds = ds.cache()\n")
+    (site,) = list(model.ops("cache"))
+    assert site.prefixes and site.prefixes[0].origin.kind != "unknown"
+
+
+@pytest.mark.parametrize("source", [
+    "import pandas as pd\ndf = pd.DataFrame()\ndf = df.map(f).cache()\n",
+    "import tensorflow as tf\nclass Batcher:\n    def batch(self, n):\n        return self\nBatcher().batch(3).shuffle(2)\n",
+    "import tensorflow as tf\nrdd = spark.sparkContext.parallelize(x).map(f).cache()\n",
+])
+def test_lookalikes_are_not_datasets(source):
+    assert list(build(source).ops()) == []
+
+
+def test_flow_through_reassignment_branch_and_helper():
+    model = build(
+        "import tensorflow as tf\n"
+        "def finish(ds):\n"
+        "    return ds.batch(64).prefetch(tf.data.AUTOTUNE)\n"
+        "def make(training):\n"
+        "    ds = tf.data.TFRecordDataset(files).map(parse)\n"
+        "    if training:\n"
+        "        ds = ds.shuffle(1000)\n"
+        "    return finish(ds.cache())\n"
+        "model.fit(make(True))\n"
+    )
+    assert op_paths(model, "cache") == [["map"], ["map", "shuffle"]]
+    (shuffle,) = list(model.ops("shuffle"))
+    assert shuffle.op.conditional
+    fits = [c for c in model.consumers if c.kind == "fit"]
+    assert len(fits) == 1
+    assert sorted(len(p.ops) for p in fits[0].value.paths) == [4, 5]
+    # `make` is called here, so its return is not an unknown consumer
+    assert not [c for c in model.consumers if c.kind == "return"]
+
+
+def test_keras_helpers_have_implicit_ops():
+    model = build("import keras\nds = keras.utils.image_dataset_from_directory('d', shuffle=False)\nmodel.fit(ds)\n")
+    (fit,) = model.consumers
+    assert [op.name for op in fit.value.paths[0].all_ops()] == ["batch", "prefetch"]
+
+
+def test_consumers():
+    model = build(
+        "import tensorflow as tf\n"
+        "ds = tf.data.Dataset.range(8).batch(2)\n"
+        "for x in ds: pass\n"
+        "it = iter(ds)\n"
+        "dist = strategy.experimental_distribute_dataset(ds)\n"
+        "model.fit(ds, validation_data=ds)\n"
+        "def input_fn():\n"
+        "    return tf.data.Dataset.range(2)\n"
+    )
+    assert sorted(c.kind for c in model.consumers) == ["distribute", "fit", "for", "iter", "return", "validation"]
+
+
+def test_tfds_splits_and_with_info():
+    model = build(
+        "import tensorflow_datasets as tfds\n"
+        "(train, test), info = tfds.load('mnist', split=['train', 'test'], with_info=True)\n"
+        "train = train.cache()\n"
+        "test = test.cache()\n"
+    )
+    assert len(list(model.ops("cache"))) == 2
+
+
+def test_map_function_facts():
+    model = build(
+        "import tensorflow as tf\n"
+        "def decode(x):\n"
+        "    return tf.numpy_function(np_decode, [x], tf.float32)\n"
+        "ds = tf.data.Dataset.range(3).map(decode)\n"
+        "ds = ds.map(lambda x: tf.image.random_flip_left_right(x))\n"
+        "ds = ds.map(lambda x: tf.image.stateless_random_flip_left_right(x, seed=(1, 2)))\n"
+    )
+    facts = [site.op.facts for site in model.ops("map")]
+    assert facts[0].py_function is not None and facts[0].randomness is None
+    assert facts[1].randomness is not None
+    assert facts[2].randomness is None
+
+
+def test_evidence_marks_unknown_roots():
+    model = build("import tensorflow as tf\nds = load().map(f).prefetch(tf.data.AUTOTUNE)\n")
+    assert op_paths(model, "prefetch") == [["map"]]
