@@ -217,6 +217,14 @@ class ObjectValue:
     kind: str | None  # canonical qualified name of its constructor, when known
     loops: tuple[cst.CSTNode, ...]  # loops enclosing the creation
     random: bool = False  # a Keras Random* layer, or a model made of them
+    local_class: bool = False  # an instance of a class defined in this module
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A literal True/False/None, followed only where a helper is inlined with known arguments."""
+
+    value: object
 
 
 @dataclass(frozen=True)
@@ -384,6 +392,7 @@ class PipelineModel:
         self._op_cache: dict[cst.Call, Op] = {}
         self._scanned_chain_calls: set[cst.Call] = set()
         self._evidence_roots: set[cst.BaseExpression] = set()
+        self._local_class_names: set[str] = set()
 
     # ---- public queries -------------------------------------------------------------------
     @classmethod
@@ -449,6 +458,7 @@ class PipelineModel:
                     self.methods.setdefault(cls, {})[stmt.name.value] = stmt
             elif isinstance(stmt, cst.ClassDef):
                 self.classes.append(stmt)
+                self._local_class_names.add(stmt.name.value)
                 self.methods.setdefault(stmt, {})
                 self._collect_definitions(_block_body(stmt.body), stmt)
             elif isinstance(stmt, (cst.If, cst.Try)) and cls is None:
@@ -525,7 +535,16 @@ class PipelineModel:
                     self._eval(child, frame)
 
     def _run_if(self, stmt: cst.If, frame: _Frame) -> None:
-        self._eval(stmt.test, frame)
+        test = self._eval(stmt.test, frame)
+        if frame.inlined and isinstance(test, Constant):
+            # `make_dataset(files, training=False)`: only the branch this call takes.
+            if test.value:
+                self._run_block(_block_body(stmt.body), frame)
+            elif isinstance(stmt.orelse, cst.If):
+                self._run_if(stmt.orelse, frame)
+            elif stmt.orelse is not None:
+                self._run_block(_block_body(stmt.orelse.body), frame)
+            return
         blocks: list[Sequence[cst.CSTNode]] = [_block_body(stmt.body)]
         orelse = stmt.orelse
         exhaustive = False
@@ -606,7 +625,7 @@ class PipelineModel:
               source: cst.BaseExpression | None = None) -> None:
         if isinstance(target, cst.Name):
             if value is None and source is not None:
-                value = ObjectValue(source, None, frame.loops)
+                value = ObjectValue(source, None, frame.loops, local_class=self._is_local_instance(source))
             frame.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             items: tuple[object, ...] = ()
@@ -627,12 +646,29 @@ class PipelineModel:
     def _eval(self, expr: cst.BaseExpression, frame: _Frame) -> object:
         value = self._eval_expression(expr, frame)
         if expr in self._evidence_roots and not isinstance(value, DatasetValue):
-            value = DatasetValue((Path(self._origin(expr, "unknown"), ()),))
+            # A user's own class with tf.data-like method names is not a dataset.
+            local = (isinstance(value, ObjectValue) and value.local_class) or self._is_local_instance(expr)
+            if not local:
+                value = DatasetValue((Path(self._origin(expr, "unknown"), ()),))
         return value
+
+    def _is_local_instance(self, expr: cst.BaseExpression) -> bool:
+        """`MyPipeline(...)` or `MyPipeline.from_files(...)`: made by a class of this module."""
+        if not isinstance(expr, cst.Call):
+            return False
+        root = expr.func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return isinstance(root, cst.Name) and root.value in self._local_class_names
 
     def _eval_expression(self, expr: cst.BaseExpression, frame: _Frame) -> object:
         if isinstance(expr, cst.Name):
+            if expr.value in _LITERALS and expr.value not in frame.env:
+                return _LITERALS[expr.value]
             return frame.env.get(expr.value)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            inner = self._eval(expr.expression, frame)
+            return Constant(not inner.value) if isinstance(inner, Constant) else None
         if isinstance(expr, cst.Call):
             return self._eval_call(expr, frame)
         if isinstance(expr, cst.Attribute):
@@ -739,6 +775,8 @@ class PipelineModel:
             helper = frame.locals_defs.get(name) or self.functions.get(name)
             if helper is not None and name not in frame.env:
                 return self._inline(helper, call, arg_values, frame, frame.cls)
+            if name in self._local_class_names and name not in frame.env:
+                return ObjectValue(call, None, frame.loops, local_class=True)
             return None
         if method is None:
             return None
@@ -763,6 +801,10 @@ class PipelineModel:
             return arg_values[0] if isinstance(arg_values[0], DatasetValue) else None
         else:
             self._called_names.add(method)
+        if (isinstance(receiver_value, ObjectValue) and receiver_value.local_class) \
+                or self._is_local_instance(call):
+            # What a user's own class returns stays the user's own, however tf.data-like.
+            return ObjectValue(call, None, frame.loops, local_class=True)
         return None
 
     def _scan_chain_for_evidence(self, call: cst.Call) -> None:
@@ -938,7 +980,11 @@ class PipelineModel:
                 env[arg.keyword.value] = value
         for param in params:
             if param.name.value not in env:
-                env[param.name.value] = self._parameter_value(param)
+                default = param.default
+                if isinstance(default, cst.Name) and default.value in _LITERALS:
+                    env[param.name.value] = _LITERALS[default.value]
+                else:
+                    env[param.name.value] = self._parameter_value(param)
         inner = _Frame(env=env, function=helper, cls=cls, locals_defs=dict(frame.locals_defs),
                        loops=frame.loops, branch_depth=frame.branch_depth, inlined=True)
         self._collect_nested(helper, inner)
@@ -992,7 +1038,7 @@ class PipelineModel:
             bound = frame.env.get(name_node.value)
             if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                 randomness = name_node
-        cheap = isinstance(fn, cst.Lambda) and all(
+        cheap = _is_simple_function(body) and all(
             (self.qualified_name(c.func) or "") in ("tensorflow.cast", "tensorflow.math.divide",
                                                     "tensorflow.math.multiply",
                                                     "tensorflow.math.add", "tensorflow.squeeze",
@@ -1018,6 +1064,21 @@ class _CallCollector(cst.CSTVisitor):
     def visit_Arg(self, node: cst.Arg) -> None:
         if isinstance(node.value, cst.Name):
             self.names.append(node.value)
+
+
+_LITERALS = {"True": Constant(True), "False": Constant(False), "None": Constant(None)}
+
+
+def _is_simple_function(body: cst.CSTNode) -> bool:
+    """A lambda, or a def of a few assignments and a return: no loops, branches or nested defs."""
+    if isinstance(body, cst.FunctionDef):
+        statements = _block_body(body.body)
+        return 0 < len(statements) <= 4 and all(
+            isinstance(stmt, cst.SimpleStatementLine)
+            and all(isinstance(small, (cst.Return, cst.Assign, cst.Expr)) for small in stmt.body)
+            for stmt in statements
+        )
+    return True  # a lambda body (an expression)
 
 
 def _block_body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
