@@ -91,8 +91,21 @@ def _checkable_codes(codes: Iterable[str]) -> list[str]:
     return [code for code in sorted(codes) if code in registry and not code.startswith("PL0")]
 
 
-def _to_diagnostics(path: str, module: cst.Module, findings: list[tuple[Rule, Finding]]) -> list[Diagnostic]:
+def _to_diagnostics(path: str, module: cst.Module, source: str,
+                    findings: list[tuple[Rule, Finding]]) -> list[Diagnostic]:
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    line_starts = [0]
+    for line in source.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+
+    def point(anchor: tuple[cst.CSTNode, str]) -> tuple[int, int]:
+        node, edge = anchor
+        position = positions[node].start if edge == "start" else positions[node].end
+        return position.line, position.column + 1
+
+    def text(start: tuple[int, int], end: tuple[int, int]) -> str:
+        return source[line_starts[start[0] - 1] + start[1] - 1:line_starts[end[0] - 1] + end[1] - 1]
+
     result = []
     for rule, finding in findings:
         span = positions[finding.node]
@@ -104,6 +117,11 @@ def _to_diagnostics(path: str, module: cst.Module, findings: list[tuple[Rule, Fi
                 content = new if isinstance(new, str) else module.code_for_node(new)
                 edits.append(Edit(old_span.start.line, old_span.start.column + 1,
                                   old_span.end.line, old_span.end.column + 1, content))
+            for anchored in finding.fix.edits:
+                start, end = point(anchored.start), point(anchored.end)
+                content = "".join(part if isinstance(part, str) else text(point(part.start), point(part.end))
+                                  for part in anchored.content)
+                edits.append(Edit(start[0], start[1], end[0], end[1], content))
             fix = Fix(finding.fix.applicability, tuple(sorted(edits)))
         result.append(Diagnostic(
             path, span.start.line, span.start.column + 1, span.end.line, span.end.column + 1,
@@ -172,7 +190,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         findings.extend((rule, finding) for finding in ctx.findings)
     if findings:
         try:
-            diagnostics.extend(_to_diagnostics(path, module, findings))
+            diagnostics.extend(_to_diagnostics(path, module, source, findings))
         except Exception as error:  # noqa: BLE001
             diagnostics.append(_engine_diagnostic(path, "PL000", f"reporting failed: {type(error).__name__}: {error}"))
     if not diagnostics:

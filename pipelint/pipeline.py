@@ -849,7 +849,7 @@ class PipelineModel:
             return value
         if qualified == "tensorflow_datasets.builder":
             return TfdsBuilder(call)
-        if qualified.startswith(("keras.optimizers.", "tensorflow.optimizers.",
+        if qualified.startswith(("keras.optimizers.", "tensorflow.optimizers.", "tensorflow.random.Generator",
                                  "keras.layers.", "keras.Sequential", "keras.Model",
                                  "keras.models.")):
             return ObjectValue(call, qualified, frame.loops, random=self._builds_random(call, qualified, frame))
@@ -883,7 +883,11 @@ class PipelineModel:
         cached = self._origin_cache.get(call)
         if cached is not None:
             return cached
+        # What each Keras 3 helper does inside, in order (keras/src/utils/*_dataset_utils.py):
+        # image/text: shuffle, batch, prefetch; audio: shuffle, prefetch, batch;
+        # timeseries: prefetch, shuffle (off by default), batch.
         timeseries = qualified.endswith("timeseries_dataset_from_array")
+        audio = qualified.endswith("audio_dataset_from_directory")
         shuffle_arg = find_arg(call, "shuffle")
         if timeseries:
             shuffles = shuffle_arg is not None and not is_false(shuffle_arg.value)
@@ -891,15 +895,18 @@ class PipelineModel:
             shuffles = shuffle_arg is None or not is_false(shuffle_arg.value)
         batch_arg = find_arg(call, "batch_size")
         batches = batch_arg is None or not is_none(batch_arg.value)
-        implicit: list[Op] = []
+        names: list[str] = []
         if timeseries:
-            implicit.append(Op("prefetch", call, False, implicit=True))
+            names.append("prefetch")
         if shuffles:
-            implicit.append(Op("shuffle", call, False, implicit=True))
+            names.append("shuffle")
+        if audio:
+            names.append("prefetch")
         if batches:
-            implicit.append(Op("batch", call, False, implicit=True))
-        if not timeseries:
-            implicit.append(Op("prefetch", call, False, implicit=True))
+            names.append("batch")
+        if not (timeseries or audio):
+            names.append("prefetch")
+        implicit = [Op(name, call, False, implicit=True) for name in names]
         return self._origin(call, qualified, tuple(implicit))
 
     def _tfds_result(self, call: cst.Call, origin: Origin) -> object:

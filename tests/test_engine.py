@@ -132,3 +132,33 @@ def _settings(root: Path):
     from pipelint.config import CliOverrides, load_settings
 
     return load_settings(None, CliOverrides(), root)
+
+
+def test_fixes_in_multiline_chains_keep_layout_and_comments():
+    source = (
+        "import tensorflow as tf\n"
+        "\n"
+        "def make(files):\n"
+        "    return (tf.data.TFRecordDataset(files)\n"
+        "            .map(parse)  # decode\n"
+        "            .shuffle(1000)\n"
+        "            .cache()\n"
+        "            .batch(32))\n"
+        "\n"
+        "model.fit(make(files))\n"
+    )
+    _, fixed, count = lint_and_fix(source, "x.py", frozenset({"PL101", "PL201"}), None,
+                                   FixMode(enabled=True, include_unsafe=True))
+    assert count == 2
+    assert fixed == (
+        "import tensorflow as tf\n"
+        "\n"
+        "def make(files):\n"
+        "    return (tf.data.TFRecordDataset(files)\n"
+        "            .map(parse, num_parallel_calls=tf.data.AUTOTUNE)  # decode\n"
+        "            .cache()\n"
+        "            .shuffle(1000)\n"
+        "            .batch(32))\n"
+        "\n"
+        "model.fit(make(files))\n"
+    )

@@ -114,3 +114,13 @@ def test_map_function_facts():
 def test_evidence_marks_unknown_roots():
     model = build("import tensorflow as tf\nds = load().map(f).prefetch(tf.data.AUTOTUNE)\n")
     assert op_paths(model, "prefetch") == [["map"]]
+
+
+def test_random_generator_object_in_map_is_randomness():
+    model = build(
+        "import tensorflow as tf\n"
+        "rng = tf.random.Generator.from_seed(1)\n"
+        "ds = tf.data.Dataset.range(3).map(lambda x: x + rng.normal([]))\n"
+    )
+    (site,) = list(model.ops("map"))
+    assert site.op.facts.randomness is not None

@@ -34,12 +34,35 @@ class Option:
     description: str
 
 
+#: A point in the source: the start or the end of a node's range.
+Anchor = tuple[cst.CSTNode, str]  # (node, "start" | "end")
+
+
+@dataclass(frozen=True)
+class SourceSlice:
+    """The original source text between two anchors (copied verbatim: formatting, comments)."""
+
+    start: Anchor
+    end: Anchor
+
+
+@dataclass(frozen=True)
+class AnchoredEdit:
+    """Replace the text between two anchors with strings and verbatim slices of the source."""
+
+    start: Anchor
+    end: Anchor
+    content: tuple[str | SourceSlice, ...]
+
+
 @dataclass(frozen=True)
 class NodeFix:
-    """A fix expressed on the tree: each old node is replaced by a new node (or by raw text)."""
+    """A fix expressed on the tree. `replacements` swap a node's text for a new node's code (or raw
+    text); `edits` splice text between anchors, so untouched code keeps its exact layout."""
 
     applicability: Applicability
-    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | str], ...]
+    replacements: tuple[tuple[cst.CSTNode, cst.CSTNode | str], ...] = ()
+    edits: tuple[AnchoredEdit, ...] = ()
 
 
 @dataclass(frozen=True)
