@@ -1,0 +1,20 @@
+"""Shared bits of the example scripts: size from argv/env, a tiny Keras model."""
+import os
+import sys
+
+
+def steps(default: int = 200) -> int:
+    """Number of training steps: first CLI argument, else $PIPELINT_EXAMPLE_STEPS, else `default`."""
+    if len(sys.argv) > 1:
+        return int(sys.argv[1])
+    return int(os.environ.get("PIPELINT_EXAMPLE_STEPS", default))
+
+
+def small_model(features: int, width: int = 16, depth: int = 1):
+    import keras
+    layers = [keras.Input((features,))]
+    layers += [keras.layers.Dense(width, activation="relu") for _ in range(depth)]
+    layers.append(keras.layers.Dense(1))
+    model = keras.Sequential(layers)
+    model.compile(optimizer="sgd", loss="mse")
+    return model

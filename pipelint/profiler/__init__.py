@@ -1,0 +1,36 @@
+"""pipelint's runtime probe: measure where training step time goes and which stage to fix.
+
+Importing this package does not import TensorFlow; TF loads when the probe is first used.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+__all__ = ["probe", "get_report", "PipelineProfiler", "profile_script", "Session"]
+
+
+def probe(ds: Any) -> Any:
+    """Return `ds` with the probe attached (same dataset, same elements, same order)."""
+    from pipelint.profiler.api import probe as _probe
+    return _probe(ds, _frame=sys._getframe(1))
+
+
+def get_report(fmt: str = "dict") -> Any:
+    """The report of the current probe session as a dict, or "json" / "text"."""
+    from pipelint.profiler.api import get_report as _get_report
+    return _get_report(fmt)
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: PipelineProfiler subclasses a Keras callback, so it imports Keras.
+    if name == "PipelineProfiler":
+        from pipelint.profiler.callback import PipelineProfiler
+        return PipelineProfiler
+    if name == "profile_script":
+        from pipelint.profiler.runner import profile_script
+        return profile_script
+    if name == "Session":
+        from pipelint.profiler.session import Session
+        return Session
+    raise AttributeError(name)

@@ -1,0 +1,3 @@
+from pipelint.profiler.cli import main
+
+main()

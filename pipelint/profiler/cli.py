@@ -1,0 +1,45 @@
+"""`pipelint profile SCRIPT [ARGS...]`. Importing this module must not import TensorFlow."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+
+@click.command("profile", context_settings={"ignore_unknown_options": True,
+                                            "allow_interspersed_args": False})
+@click.option("--report", "json_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write the report as JSON to this file.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write a self-contained HTML report to this file.")
+@click.option("--sample-every", default=50, show_default=True, type=click.IntRange(1),
+              help="Read tf.data's autotune model every N steps.")
+@click.option("--warn-every", default=500, show_default=True, type=click.IntRange(1),
+              help="Repeat the live input-bound warning at most every N steps.")
+@click.option("--no-live-warnings", is_flag=True, help="Do not log input-bound warnings while training.")
+@click.argument("script", type=click.Path(dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, script, args):
+    """Run SCRIPT with ARGS under the input-pipeline probe and report where step time goes."""
+    from pipelint.profiler.runner import ScriptNotFound, TensorFlowMissing, profile_script
+
+    try:
+        outcome = profile_script(script, list(args), json_path=json_path, html_path=html_path,
+                                 sample_every=sample_every, warn_every=warn_every,
+                                 live_warnings=not no_live_warnings)
+    except ScriptNotFound:
+        click.echo(f"pipelint profile: no such script: {script}", err=True)
+        sys.exit(2)
+    except TensorFlowMissing as exc:
+        click.echo(f"pipelint profile: needs TensorFlow ({exc}); pip install 'pipelint[profile]'", err=True)
+        sys.exit(2)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # TF can hang at interpreter exit while an iterator over a py_function map is alive, and the
+    # script may have left such iterators behind: leave without running finalizers.
+    os._exit(outcome.exit_code)
+
+
+def main() -> None:  # `python -m pipelint.profiler`
+    profile_command(prog_name="pipelint profile")

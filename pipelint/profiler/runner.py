@@ -1,0 +1,97 @@
+"""Run a training script as `__main__` with the probe installed, then report."""
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+
+class ScriptNotFound(Exception):
+    pass
+
+
+class TensorFlowMissing(Exception):
+    pass
+
+
+@dataclass
+class Outcome:
+    exit_code: int
+    report: dict[str, Any] | None
+    text: str = ""
+    errors: list[str] = field(default_factory=list)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)  # sys.exit("message") prints the message and exits 1, as Python does
+    return 1
+
+
+def _print_user_traceback(exc: BaseException) -> None:
+    """Print the traceback as Python would for the script: without our and runpy's frames."""
+    tb = exc.__traceback__
+    skip = (os.path.abspath(__file__), os.path.abspath(runpy.__file__), "<frozen runpy>")
+    while tb is not None and (tb.tb_frame.f_code.co_filename in skip
+                              or os.path.abspath(tb.tb_frame.f_code.co_filename) in skip):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+
+
+def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_path: str | None = None,
+                   html_path: str | None = None, out: TextIO | None = None, sample_every: int = 50,
+                   warn_every: int = 500, live_warnings: bool = True, quiet: bool = False) -> Outcome:
+    """Run `script` with `args` under the probe. Never calls sys.exit; the caller decides."""
+    if not os.path.isfile(script):
+        raise ScriptNotFound(script)
+    try:
+        import tensorflow  # noqa: F401 - hooks must be in place before the script builds pipelines
+    except ImportError as exc:
+        raise TensorFlowMissing(str(exc)) from exc
+    from pipelint.profiler.report import build_report, render_text, write_html, write_json
+    from pipelint.profiler.session import Session
+
+    out = out or sys.stderr
+    session = Session(sample_every=sample_every, warn_every=warn_every, live_warnings=live_warnings)
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [script, *args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    code = 0
+    session.install()
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt", file=sys.stderr)
+        code = 130
+    except BaseException as exc:  # the script's own error: report it like Python, keep the report
+        _print_user_traceback(exc)
+        code = 1
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    report = text = None
+    try:
+        report = build_report(session, exit_code=code, script=script)
+        session.uninstall(force=True)
+        text = render_text(report)
+        if not quiet:
+            out.write(text)
+            out.flush()
+        if json_path:
+            write_json(report, json_path)
+        if html_path:
+            write_html(report, html_path)
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as exc:  # a broken report must not hide the script's exit code
+        session.uninstall(force=True)
+        print(f"pipelint: could not build the report: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return Outcome(code, report, text or "", list(session.errors))

@@ -1,0 +1,264 @@
+"""Turn tf.data's autotune model (`get_model_proto`) into per-stage figures tied to source lines.
+
+The proto describes the *optimized* pipeline: ops may be fused (map+batch -> MapAndBatch), renamed
+(serial map -> ParallelMapV2 by `map_parallelization`), injected (Prefetch by `inject_prefetch`) or
+removed (no-op take/repeat). So we align the proto's chain with the Python chain of dataset objects
+greedily, by kind, instead of by position. Pure Python: no TensorFlow import here.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+#: proto node name -> the Dataset method that creates it (fused nodes name both parts).
+NODE_KIND = {
+    "Map": "map", "ParallelMap": "map", "ParallelMapV2": "map",
+    "MapAndBatch": "map+batch",
+    "Batch": "batch", "BatchV2": "batch", "ParallelBatch": "batch",
+    "PaddedBatch": "padded_batch", "PaddedBatchV2": "padded_batch",
+    "Prefetch": "prefetch",
+    "Shuffle": "shuffle", "ShuffleV2": "shuffle", "ShuffleV3": "shuffle",
+    "ShuffleAndRepeat": "shuffle+repeat",
+    "Repeat": "repeat", "Cache": "cache", "CacheV2": "cache", "MemoryCache": "cache",
+    "Range": "range", "TensorSlice": "from_tensor_slices", "FromTensor": "from_tensors",
+    "Tensor": "from_tensors", "Generator": "from_generator", "FlatMap": "flat_map",
+    "Filter": "filter", "ParallelFilter": "filter", "Take": "take", "Skip": "skip",
+    "Interleave": "interleave", "ParallelInterleave": "interleave",
+    "ParallelInterleaveV2": "interleave", "ParallelInterleaveV3": "interleave",
+    "ParallelInterleaveV4": "interleave", "LegacyParallelInterleaveV2": "interleave",
+    "Zip": "zip", "Concatenate": "concatenate", "Unbatch": "unbatch", "Shard": "shard",
+    "Window": "window", "Scan": "scan", "TakeWhile": "take_while", "Rebatch": "rebatch",
+    "TFRecord": "TFRecordDataset", "TextLine": "TextLineDataset",
+    "FixedLengthRecord": "FixedLengthRecordDataset", "FixedLengthRecordV2": "FixedLengthRecordDataset",
+}
+
+#: Python dataset class name -> Dataset method (used when no call site was recorded).
+CLASS_KIND = {
+    "_MapDataset": "map", "_ParallelMapDataset": "map", "_BatchDataset": "batch",
+    "_ParallelBatchDataset": "batch", "_PaddedBatchDataset": "padded_batch",
+    "_PrefetchDataset": "prefetch", "_ShuffleDataset": "shuffle", "_RepeatDataset": "repeat",
+    "CacheDataset": "cache", "_CacheDataset": "cache", "_MemoryCacheDataset": "cache",
+    "_RangeDataset": "range", "RangeDataset": "range", "_TensorSliceDataset": "from_tensor_slices",
+    "_TensorDataset": "from_tensors", "_FlatMapDataset": "flat_map", "_FilterDataset": "filter",
+    "_ParallelFilterDataset": "filter", "_TakeDataset": "take", "_SkipDataset": "skip",
+    "_InterleaveDataset": "interleave", "_ParallelInterleaveDataset": "interleave",
+    "_ZipDataset": "zip", "_ConcatenateDataset": "concatenate", "_UnbatchDataset": "unbatch",
+    "_ShardDataset": "shard", "TFRecordDatasetV2": "TFRecordDataset",
+    "TextLineDatasetV2": "TextLineDataset", "FixedLengthRecordDatasetV2": "FixedLengthRecordDataset",
+    "_OptionsDataset": "with_options",
+}
+
+#: Ops that produce no node of their own (options, wrappers).
+TRANSPARENT = {"with_options", "apply"}
+#: Ops whose whole proto subtree belongs to them (their internals are TF's business).
+CLAIMS_SUBTREE = {"from_generator", "TFRecordDataset", "TextLineDataset",
+                  "FixedLengthRecordDataset", "list_files", "load"}
+#: What node kinds each op may appear as.
+OP_ACCEPTS = {
+    "from_generator": {"flat_map", "from_generator"},
+    "list_files": {"shuffle", "from_tensor_slices", "flat_map"},
+    "load": None,  # anything
+    "enumerate": {"zip"},
+    "counter": {"range"},
+}
+
+
+def node_kind(name: str) -> str:
+    if name in NODE_KIND:
+        return NODE_KIND[name]
+    # Unknown node: CamelCase without Parallel/Legacy prefixes and version suffixes, snake-cased.
+    base = re.sub(r"V\d+$", "", re.sub(r"^(Parallel|Legacy|Experimental)+", "", name))
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+
+
+def class_kind(class_name: str) -> str:
+    if class_name in CLASS_KIND:
+        return CLASS_KIND[class_name]
+    base = re.sub(r"(Dataset)?(V\d)?$", "", class_name.lstrip("_"))
+    base = re.sub(r"^(Parallel|Legacy)", "", base)
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+
+
+@dataclass
+class Node:
+    id: int
+    name: str
+    elements: int
+    processing_ns: int
+    bytes_produced: int
+    params: dict[str, float]
+    inputs: list[int]
+
+
+def parse_proto(proto: Any) -> tuple[list[Node], dict[int, list[Node]], list[int]]:
+    """Return (main chain below Root, side subtrees by chain node id, gap_times in µs)."""
+    nodes = {}
+    for key, n in proto.nodes.items():
+        nodes[key] = Node(int(n.id), n.name, int(n.num_elements), int(n.processing_time),
+                          int(n.bytes_produced), {p.name: float(p.value) for p in n.parameters},
+                          list(n.inputs))
+    chain: list[Node] = []
+    side: dict[int, list[Node]] = {}
+    cur = nodes.get(proto.output)
+    seen = set()
+    while cur is not None and cur.id not in seen:
+        seen.add(cur.id)
+        if cur.name != "Root":
+            chain.append(cur)
+        extra: list[Node] = []
+        stack = [nodes[i] for i in cur.inputs[1:] if i in nodes]
+        while stack:  # side inputs (zip, interleave's inner datasets): charge them to this node
+            s = stack.pop()
+            if s.id in seen:
+                continue
+            seen.add(s.id)
+            extra.append(s)
+            stack.extend(nodes[i] for i in s.inputs if i in nodes)
+        if extra:
+            side[cur.id] = extra
+        cur = nodes.get(cur.inputs[0]) if cur.inputs else None
+    return chain, side, list(proto.gap_times)
+
+
+@dataclass
+class Op:
+    """One dataset in the Python chain, outermost first."""
+
+    op: str
+    path: str | None = None
+    line: int | None = None
+    label: str | None = None  # display name, e.g. "map(parse)" or "PyDataset Seq.__getitem__"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.label or self.op
+
+
+@dataclass
+class Stage:
+    op: Op
+    kind: str  # the node kind, e.g. "map+batch" when fused
+    nodes: list[str] = field(default_factory=list)
+    elements: int = 0
+    processing_ns: int = 0
+    bytes_produced: int = 0
+    parallelism: float | None = None
+    buffer_size: float | None = None
+    fused_with: list[str] = field(default_factory=list)
+
+
+def _accepts(op: str, kind: str) -> bool:
+    accepted = OP_ACCEPTS.get(op, ...)
+    if accepted is None:
+        return True
+    if accepted is ...:
+        accepted = {op}
+    return kind in accepted or kind.split("+")[0] in accepted
+
+
+def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list[Stage]:
+    """Greedy in-order alignment of proto nodes to Python ops. Unmatched nodes become internal stages."""
+    ops = [o for o in ops if o.op not in TRANSPARENT]
+    stages: list[Stage] = []
+    j = 0
+    claimed: Stage | None = None
+
+    def absorb(stage: Stage, node: Node, top: bool) -> None:
+        stage.nodes.append(node.name)
+        stage.processing_ns += node.processing_ns
+        if top:
+            stage.elements = node.elements
+            stage.bytes_produced = node.bytes_produced
+        for n in side.get(node.id, []):
+            stage.nodes.append(n.name)
+            stage.processing_ns += n.processing_ns
+        par = node.params.get("parallelism", node.params.get("cycle_length"))
+        if par is not None:
+            stage.parallelism = max(stage.parallelism or 0, par)
+        if "buffer_size" in node.params and stage.buffer_size is None:
+            stage.buffer_size = node.params["buffer_size"]
+
+    for node in chain:
+        if claimed is not None:
+            absorb(claimed, node, top=False)
+            continue
+        kind = node_kind(node.name)
+        if "+" in kind:  # fused: outer part first (batch of map+batch), inner part is the stage
+            outer, inner = kind.split("+", 1)
+            k = next((i for i in range(j, len(ops)) if _accepts(ops[i].op, outer)), None)
+            k2 = next((i for i in range(k + 1, len(ops)) if _accepts(ops[i].op, inner)), None) \
+                if k is not None else None
+            if k is not None and k2 is not None:
+                stage = Stage(ops[k2], kind, fused_with=[ops[k].op])
+                absorb(stage, node, top=True)
+                stage.op.extra["fused_with"] = (ops[k].op, ops[k].path, ops[k].line)
+                stages.append(stage)
+                j = k2 + 1
+                continue
+        k = next((i for i in range(j, len(ops)) if _accepts(ops[i].op, kind)), None)
+        if k is None:
+            stage = Stage(Op(kind, label=f"{kind} (added by tf.data)"), kind)
+            stage.op.extra["internal"] = True
+            absorb(stage, node, top=True)
+            stages.append(stage)
+            continue
+        stage = Stage(ops[k], kind)
+        absorb(stage, node, top=True)
+        stages.append(stage)
+        j = k + 1
+        if ops[k].op in CLAIMS_SUBTREE:
+            claimed = stage
+    # A fused map+batch counts batches; report the elements it consumed, as a plain map would.
+    for i, st in enumerate(stages):
+        if st.kind.endswith("+batch") and i + 1 < len(stages) and stages[i + 1].elements:
+            st.elements = stages[i + 1].elements
+    return stages
+
+
+def update(old: list[Stage] | None, new: list[Stage]) -> list[Stage]:
+    """Newer snapshot of one iterator, keeping stages it no longer reports.
+
+    An exhausted source drops out of tf.data's model, but what it did still counts.
+    """
+    if not old:
+        return new
+    fresh = {_key(s): s for s in new}
+    out = []
+    for o in old:
+        n = fresh.pop(_key(o), None)
+        if n is None:
+            out.append(o)
+        elif n.processing_ns >= o.processing_ns:
+            out.append(n)
+        else:  # a claimed subtree lost its exhausted nodes: keep the fuller figure
+            o.elements = max(o.elements, n.elements)
+            out.append(o)
+    out.extend(s for s in new if _key(s) in fresh)
+    return out
+
+
+def _key(s: Stage) -> tuple:
+    return (s.op.label if s.op.extra.get("internal") else id(s.op), s.kind)
+
+
+def merge(runs: list[list[Stage]]) -> list[Stage]:
+    """Sum the figures of several iterators over the same pipeline (one per epoch in Keras).
+
+    Runs may differ in length: an exhausted iterator drops its source nodes from the model.
+    """
+    order: list[tuple] = []
+    merged: dict[tuple, Stage] = {}
+    for run in sorted(runs, key=len, reverse=True):
+        for s in run:
+            k = _key(s)
+            m = merged.get(k)
+            if m is None:
+                m = merged[k] = Stage(s.op, s.kind, list(s.nodes), 0, 0, 0, s.parallelism,
+                                      s.buffer_size, list(s.fused_with))
+                order.append(k)
+            m.elements += s.elements
+            m.processing_ns += s.processing_ns
+            m.bytes_produced += s.bytes_produced
+    return [merged[k] for k in order]

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Origin
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import add_keyword
+
+
+class _LocalBindings(cst.CSTVisitor):
+    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
+
+    def __init__(self, classes: set[str]) -> None:
+        self.classes = classes
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _rooted_in(node.value, self.classes):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.names.add(target.target.value)
+
+
+def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
+    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
+    while True:
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        else:
+            break
+    return isinstance(expr, cst.Name) and expr.value in classes
+
+
+def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
+    """A test for "unknown" origins that are really objects of a class defined in this module.
+
+    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
+    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
+    """
+    classes = {c.name.value for c in ctx.model.classes}
+    if not classes:
+        return lambda origin: False
+    bindings = _LocalBindings(classes)
+    ctx.model.module.visit(bindings)
+
+    def test(origin: Origin) -> bool:
+        if origin.kind != "unknown":
+            return False
+        node = origin.node
+        if isinstance(node, cst.Name) and node.value in bindings.names:
+            return True
+        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
+
+    return test
+
+
+class InterleaveWithoutParallelism(Rule):
+    code = "PL102"
+    name = "interleave-without-parallelism"
+    severity = Severity.WARNING
+    summary = "`Dataset.interleave` without `num_parallel_calls` reads its input datasets one at a time."
+    fixable = Applicability.SAFE
+    docs = """\
+## What it does
+Flags `tf.data.Dataset.interleave(...)` calls that pass no `num_parallel_calls`, neither by keyword
+nor as the fourth positional argument (`interleave(map_func, cycle_length, block_length,
+num_parallel_calls)`).
+
+## Why is this bad?
+`interleave` is how a pipeline reads several files at once, but without `num_parallel_calls` it
+cycles through its `cycle_length` inputs on the calling thread: one file is read and decoded at a
+time, so remote or compressed storage stalls the whole pipeline. No default graph optimization
+parallelizes `interleave` for you (only `map` gets `map_parallelization`). Passing
+`num_parallel_calls=tf.data.AUTOTUNE` fetches from the inputs on parallel threads and lets the
+autotuner pick the degree; the output order stays the same unless you also pass
+`deterministic=False`.
+
+## Example
+```python
+files = tf.data.Dataset.list_files("data/*.tfrecord")
+ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4)
+```
+
+## Use instead
+```python
+files = tf.data.Dataset.list_files("data/*.tfrecord")
+ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4,
+                      num_parallel_calls=tf.data.AUTOTUNE)
+```
+
+## Fix safety
+Safe: the elements and their order are unchanged (`deterministic` keeps its default). The fix uses
+the module's own alias for TensorFlow and is offered only when one is imported.
+
+## References
+- https://www.tensorflow.org/guide/data_performance#parallelizing_data_extraction
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#interleave
+"""
+    VALID = (
+        ("import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
+        "ds = files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)\n"),
+        # the fourth positional argument is num_parallel_calls
+        ("import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
+        "ds = files.interleave(tf.data.TFRecordDataset, 4, 1, tf.data.AUTOTUNE)\n"),
+        # keyword arguments forwarded from a dict may carry it
+        ("import tensorflow as tf\nopts = {'num_parallel_calls': 4}\n"
+        "ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.range(x), **opts)\n"),
+        # a user's own class with an `interleave` method; numpy's interleaving is not tf.data
+        ("import tensorflow as tf\nclass Mixer:\n    def interleave(self, a, b):\n        return a + b\n"
+        "Mixer().interleave([1], [2])\n"),
+        "import numpy as np\nimport tensorflow as tf\nout = np.stack([np.arange(3), np.arange(3)], axis=1).ravel()\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('data/*.tfrecord')\n"
+            "ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4)\n",
+            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('data/*.tfrecord')\n"
+            "ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4, num_parallel_calls=tf.data.AUTOTUNE)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\n\ndef load(pattern):\n    ds = tf.data.Dataset.list_files(pattern)\n"
+            "    ds = ds.interleave(\n        lambda f: tf.data.TextLineDataset(f).skip(1),\n"
+            "        cycle_length=8,  # eight files at once\n    )\n    return ds.batch(64)\n",
+            "import tensorflow as tf\n\ndef load(pattern):\n    ds = tf.data.Dataset.list_files(pattern)\n"
+            "    ds = ds.interleave(\n        lambda f: tf.data.TextLineDataset(f).skip(1),\n"
+            "        cycle_length=8, num_parallel_calls=tf.data.AUTOTUNE,  # eight files at once\n    )\n"
+            "    return ds.batch(64)\n",
+        ),
+        # three positional arguments stop before num_parallel_calls
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.range(4).interleave("
+                "lambda x: tf.data.Dataset.from_tensors(x).repeat(3), 2, 1)\n"),
+        Invalid("from tensorflow import data as tfdata\nshards = tfdata.Dataset.from_tensor_slices(['a', 'b'])\n"
+                "records = shards.interleave(tfdata.TFRecordDataset)\n"),
+        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\n"
+                "ds = tfds.load('mnist', split='train')\n"
+                "ds = ds.interleave(lambda e: tf.data.Dataset.from_tensors(e))\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        autotune = ctx.model.autotune_expression()
+        local_instance = _local_instances(ctx)
+        for site in ctx.model.ops("interleave"):
+            call = site.op.call
+            if site.op.implicit or site.op.arg("num_parallel_calls", 3) is not None:
+                continue
+            if any(a.star for a in call.args):
+                continue  # `interleave(f, *args, **kwargs)` may well carry it
+            if site.prefixes and all(local_instance(p.origin) for p in site.prefixes):
+                continue  # `Mixer().interleave(...)`: a local class, not tf.data
+            message = (
+                "`interleave` without `num_parallel_calls` reads its inputs one at a time on one "
+                "thread; pass `num_parallel_calls=tf.data.AUTOTUNE`"
+            )
+            fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
+                              ctx.model.module) if autotune and call.args else None
+            ctx.report(site.op.name_node, message, fix)

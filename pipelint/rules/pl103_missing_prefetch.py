@@ -1,0 +1,276 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Op, Origin, Path
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import append_call
+
+# Where each parallel-capable method takes `num_parallel_calls` positionally.
+_PARALLEL_POSITION = {"map": 1, "interleave": 3, "batch": 2}
+_BATCHING = frozenset({"batch", "padded_batch", "ragged_batch", "sparse_batch",
+                       "bucket_by_sequence_length"})
+_TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "for", "iter",
+                                 "distribute", "return"})
+
+
+def _is_parallel(op: Op) -> bool:
+    position = _PARALLEL_POSITION.get(op.name)
+    return position is not None and not op.implicit and op.arg("num_parallel_calls", position) is not None
+
+
+def _trimmed(path: Path) -> tuple[Op, ...]:
+    """The path's ops without trailing `with_options` (it adds no stage of its own)."""
+    ops = path.all_ops()
+    while ops and ops[-1].name == "with_options":
+        ops = ops[:-1]
+    return ops
+
+
+def _ends_well(path: Path) -> bool:
+    """Does this path already end in a prefetch, or in a stage that buffers on its own?"""
+    ops = _trimmed(path)
+    if not ops:
+        # A bare parameter or an unidentified root: its producer may well have prefetched it.
+        return path.origin.kind in ("parameter", "unknown")
+    last = ops[-1]
+    if last.name == "prefetch":
+        return True
+    if last.name == "apply":
+        return True  # an opaque transformation: it may end in prefetch itself
+    return _is_parallel(last)
+
+
+def _one_line(module: cst.Module, call: cst.Call) -> bool:
+    """Rewrites of a multi-line call lose its indentation and comments' places: leave those."""
+    return not call.lpar and "\n" not in module.code_for_node(call)
+
+
+def _origin_name_node(origin: Origin) -> cst.CSTNode:
+    node = origin.node
+    if isinstance(node, cst.Call):
+        func = node.func
+        return func.attr if isinstance(func, cst.Attribute) else func
+    return node
+
+
+class _LocalBindings(cst.CSTVisitor):
+    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
+
+    def __init__(self, classes: set[str]) -> None:
+        self.classes = classes
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _rooted_in(node.value, self.classes):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.names.add(target.target.value)
+
+
+def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
+    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
+    while True:
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        else:
+            break
+    return isinstance(expr, cst.Name) and expr.value in classes
+
+
+def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
+    """A test for "unknown" origins that are really objects of a class defined in this module.
+
+    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
+    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
+    """
+    classes = {c.name.value for c in ctx.model.classes}
+    if not classes:
+        return lambda origin: False
+    bindings = _LocalBindings(classes)
+    ctx.model.module.visit(bindings)
+
+    def test(origin: Origin) -> bool:
+        if origin.kind != "unknown":
+            return False
+        node = origin.node
+        if isinstance(node, cst.Name) and node.value in bindings.names:
+            return True
+        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
+
+    return test
+
+
+class MissingPrefetch(Rule):
+    code = "PL103"
+    name = "missing-prefetch"
+    severity = Severity.WARNING
+    summary = "A dataset fed to training does not end with `prefetch`."
+    fixable = Applicability.SAFE
+    docs = """\
+## What it does
+Flags a `tf.data` pipeline that is consumed for training or inference (`fit`, `evaluate`,
+`predict`, `validation_data`, a `for` loop or `iter`, `experimental_distribute_dataset`, or a
+batched dataset returned to a caller) when none of its control-flow paths ends in `prefetch`.
+The implicit `prefetch` of the Keras `*_dataset_from_directory` helpers counts when nothing
+follows it. A pipeline whose last stage is already asynchronous (`map`, `interleave` or `batch`
+with `num_parallel_calls`: it buffers its own output) is not
+flagged, and neither is a `for`/`iter` over `ds.take(n)` (a peek, not a training loop). A
+`prefetch` followed by more transformations does not count as the end (PL104 reports those).
+
+## Why is this bad?
+Without a final `prefetch` the producer and the consumer take turns: while the model runs a step
+nothing prepares the next batch. The TensorFlow guide asks that most pipelines end in
+`prefetch(tf.data.AUTOTUNE)`. Recent TensorFlow versions inject that prefetch for you through the
+default `inject_prefetch` graph rewrite, but only while autotuning is on and the option is not
+disabled, and not in older releases; saying it explicitly keeps the overlap whatever the options
+and documents the intent.
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).batch(32)
+model.fit(ds, epochs=10)
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
+model.fit(ds, epochs=10)
+```
+
+## Fix safety
+Safe: `prefetch` does not change the elements or their order. The fix appends
+`.prefetch(tf.data.AUTOTUNE)` (with the module's own TensorFlow alias) to the last call of the
+pipeline, and only when nothing else continues from that call (so that no other pipeline gains
+a prefetch in its middle) and that call is written on one line.
+
+## References
+- https://www.tensorflow.org/guide/data_performance#prefetching
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#prefetch
+- https://www.tensorflow.org/api_docs/python/tf/data/experimental/OptimizationOptions
+"""
+    VALID = (
+        ("import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).batch(32).prefetch(tf.data.AUTOTUNE)\n"
+        "model.fit(ds)\n"),
+        # the Keras directory helpers already end in prefetch
+        ("from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('images/')\n"
+        "model.fit(train, epochs=3)\n"),
+        # a last parallel stage buffers on its own
+        ("import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2).map(lambda x: x, num_parallel_calls=tf.data.AUTOTUNE)\n"
+        "model.fit(ds)\n"),
+        # a peek at a few elements, not a training loop
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nfor x in ds.take(1):\n    print(x)\n",
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nfirst = next(iter(ds))\n",
+        # one branch already prefetches
+        ("import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nif fast:\n    ds = ds.prefetch(2)\nelse:\n"
+        "    ds = ds.cache().prefetch(2)\nmodel.fit(ds)\n"),
+        # sklearn's fit, a pandas pipeline
+        ("import tensorflow as tf\nfrom sklearn.linear_model import LinearRegression\nimport pandas as pd\n"
+        "df = pd.read_csv('a.csv').dropna()\nLinearRegression().fit(df[['x']], df['y'])\n"),
+        # a helper that transforms a dataset it was given: an intermediate stage
+        "import tensorflow as tf\n\ndef decode(ds: tf.data.Dataset) -> tf.data.Dataset:\n    return ds.map(tf.io.decode_png)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse).batch(32)\nmodel.fit(ds, epochs=5)\n",
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)\n"
+            "model.fit(ds, epochs=5)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
+            "    if training:\n        ds = ds.shuffle(1000)\n    ds = ds.batch(64)\n    return ds\n\n"
+            "model.fit(make(['a'], True), validation_data=make(['b'], False))\n",
+            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
+            "    if training:\n        ds = ds.shuffle(1000)\n    ds = ds.batch(64).prefetch(tf.data.AUTOTUNE)\n    return ds\n\n"
+            "model.fit(make(['a'], True), validation_data=make(['b'], False))\n",
+        ),
+        # the helper's implicit prefetch is followed by a map
+        Invalid(
+            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('images/')\n"
+            "train = train.map(lambda x, y: (x / 255.0, y))\nmodel.fit(train)\n",
+            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('images/')\n"
+            "train = train.map(lambda x, y: (x / 255.0, y)).prefetch(tf.data.AUTOTUNE)\nmodel.fit(train)\n",
+        ),
+        # a prefetch that is not last does not count (PL104 moves it; no fix here)
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.range(64).prefetch(tf.data.AUTOTUNE).batch(8)\n"
+                "model.fit(ds)\n"),
+        # a custom training loop
+        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\n"
+                "ds = ds.shuffle(1024).batch(128)\nfor step, batch in enumerate(ds):\n    train_step(batch)\n"),
+        # a batched dataset handed to an unknown caller
+        Invalid("import tensorflow as tf\n\ndef input_fn(files):\n    return (tf.data.TFRecordDataset(files)\n"
+                "            .map(parse)\n            .batch(32))\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        autotune = model.autotune_expression()
+        next_args = {
+            site.call.args[0].value for site in model.calls
+            if isinstance(site.call.func, cst.Name) and site.call.func.value == "next" and site.call.args
+        }
+        reported: set[int] = set()
+        local_instance = _local_instances(ctx)
+        for consumer in model.consumers:
+            if consumer.kind not in _TRAINING_CONSUMERS:
+                continue
+            paths = consumer.value.paths
+            if not paths or any(_ends_well(path) or local_instance(path.origin) for path in paths):
+                continue
+            if consumer.kind in ("for", "iter"):
+                if consumer.kind == "iter" and consumer.node in next_args:
+                    continue  # `next(iter(ds))`: one element, not a loop
+                if any(_trimmed(p) and _trimmed(p)[-1].name == "take" for p in paths):
+                    continue
+            if consumer.kind == "return" and any(
+                    p.origin.kind == "parameter" or not any(op.name in _BATCHING for op in p.all_ops())
+                    for p in paths):
+                continue  # an unbatched or pass-through stage: the caller finishes the pipeline
+            where = "`validation_data`" if consumer.kind == "validation" else (
+                "a training loop" if consumer.kind in ("for", "iter") else
+                "a caller" if consumer.kind == "return" else f"`{consumer.kind}`")
+            message = (
+                f"dataset fed to {where} does not end in `prefetch`, so the next batch may not be "
+                "prepared while a step runs; end it with `.prefetch(tf.data.AUTOTUNE)`"
+            )
+            for path in paths:
+                ops = _trimmed(path)
+                last = ops[-1] if ops else None
+                key = id(last.call if last is not None and not last.implicit else path.origin.node)
+                if key in reported:
+                    continue
+                reported.add(key)
+                if last is not None and not last.implicit:
+                    node: cst.CSTNode = last.name_node
+                    target = self._fix_target_op(ctx, last, path)
+                else:
+                    node = _origin_name_node(path.origin)
+                    target = self._fix_target_origin(ctx, path) if last is None else None
+                fix = (append_call(target, f"prefetch({autotune})", Applicability.SAFE, model.module)
+                       if target is not None and autotune and _one_line(model.module, target) else None)
+                ctx.report(node, message, fix)
+
+    @staticmethod
+    def _fix_target_op(ctx: RuleContext, last: Op, path: Path) -> cst.Call | None:
+        if path.ops and path.ops[-1] is not last:
+            return None  # trailing with_options: leave the order to the author
+        if any(op.name == "prefetch" and not op.implicit for op in path.ops):
+            return None  # a prefetch earlier on: PL104's fix moves it to the end
+        if any(tail for tail in ctx.model.continuations(last)):
+            return None  # another pipeline continues from this call
+        return last.call
+
+    @staticmethod
+    def _fix_target_origin(ctx: RuleContext, path: Path) -> cst.Call | None:
+        origin = path.origin
+        if path.ops or not isinstance(origin.node, cst.Call) or not origin.kind.startswith("tensorflow.data."):
+            return None
+        for site in ctx.model.ops():
+            if any(prefix.origin is origin for prefix in site.prefixes):
+                return None
+        return origin.node

@@ -1,0 +1,177 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Op, Origin
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import swap_adjacent
+
+# Ops that may follow a prefetch: they add no per-element work for the prefetch to hide.
+_PASS_THROUGH = frozenset({"with_options", "prefetch", "take", "skip", "repeat", "assert_cardinality"})
+# `apply` of these belongs after the prefetch (they move elements to a device or a service).
+_LAST_TRANSFORMS = ("prefetch_to_device", "copy_to_device", "tensorflow.data.experimental.service.")
+
+
+class _LocalBindings(cst.CSTVisitor):
+    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
+
+    def __init__(self, classes: set[str]) -> None:
+        self.classes = classes
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _rooted_in(node.value, self.classes):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.names.add(target.target.value)
+
+
+def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
+    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
+    while True:
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        else:
+            break
+    return isinstance(expr, cst.Name) and expr.value in classes
+
+
+def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
+    """A test for "unknown" origins that are really objects of a class defined in this module.
+
+    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
+    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
+    """
+    classes = {c.name.value for c in ctx.model.classes}
+    if not classes:
+        return lambda origin: False
+    bindings = _LocalBindings(classes)
+    ctx.model.module.visit(bindings)
+
+    def test(origin: Origin) -> bool:
+        if origin.kind != "unknown":
+            return False
+        node = origin.node
+        if isinstance(node, cst.Name) and node.value in bindings.names:
+            return True
+        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
+
+    return test
+
+
+class PrefetchNotLast(Rule):
+    code = "PL104"
+    name = "prefetch-not-last"
+    severity = Severity.WARNING
+    summary = "A transformation runs after `prefetch`, outside the overlap that prefetch provides."
+    fixable = Applicability.UNSAFE
+    docs = """\
+## What it does
+Flags a transformation that comes after an explicit `prefetch` on the same pipeline, such as
+`ds.prefetch(tf.data.AUTOTUNE).batch(32)` or `ds.prefetch(2).map(f)`. Pass-through ops that do no
+work per element (`with_options`, another `prefetch`, `take`, `skip`, `repeat`,
+`assert_cardinality`) and device/service transfers applied with `apply` are allowed after it. The
+implicit prefetch of the Keras `*_dataset_from_directory` helpers is not considered here (see
+PL103).
+
+## Why is this bad?
+`prefetch` decouples the producer from the consumer only for the work done before it. A `map`,
+`batch`, `shuffle` or `cache` after it runs on the consumer's thread, in the training step's
+critical path, and the prefetch buffer then holds elements rather than the batches the model
+asks for. The TensorFlow guide asks that the pipeline end with `prefetch`.
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).prefetch(tf.data.AUTOTUNE).batch(32)
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
+```
+
+## Fix safety
+Unsafe: when the prefetch and the next call are adjacent in one chain written on one line
+(`x.prefetch(P).op(...)`) the fix swaps them. The elements are unchanged, but `P` now counts what `op` produces (batches
+instead of examples, say), so memory use can grow by the batch size.
+
+## References
+- https://www.tensorflow.org/guide/data_performance#prefetching
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#prefetch
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)\n",
+        # options and a peek at a few elements do no work for the prefetch to hide
+        ("import tensorflow as tf\nds = tf.data.Dataset.range(9).batch(3).prefetch(2).with_options(opts)\n"
+        "for x in ds.take(1):\n    print(x)\n"),
+        # the Keras helper's own prefetch is PL103's business
+        "from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('images/').map(lambda x, y: (x, y))\n",
+        # prefetch_to_device belongs last
+        "import tensorflow as tf\nds = tf.data.Dataset.range(9).prefetch(2).apply(tf.data.experimental.prefetch_to_device('/gpu:0'))\n",
+        # a user's own loader with prefetch and batch methods
+        ("import tensorflow as tf\nclass Loader:\n    def prefetch(self, n):\n        return self\n    def batch(self, n):\n        return self\n"
+        "Loader().prefetch(2).batch(4)\n"),
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).map(parse).prefetch(tf.data.AUTOTUNE).batch(32)\n",
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.Dataset.range(100).prefetch(4).map(lambda x: x + 1).shuffle(10)\n",
+            "import tensorflow as tf\nds = tf.data.Dataset.range(100).map(lambda x: x + 1).shuffle(10).prefetch(4)\n",
+        ),
+        # reassignment across statements and a branch: reported, not rewritten
+        Invalid("import tensorflow as tf\n\ndef load(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
+                "    ds = ds.prefetch(tf.data.AUTOTUNE)\n    if training:\n        ds = ds.shuffle(1000)\n"
+                "    return ds.batch(32)\n"),
+        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\n"
+                "ds = ds.prefetch(1)\nds = ds.cache()\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        reported: set[int] = set()
+        local_instance = _local_instances(ctx)
+        for site in ctx.model.ops():
+            op = site.op
+            if op.implicit or op.name in _PASS_THROUGH or self._last_transform(ctx, op):
+                continue
+            for prefix in site.prefixes:
+                prefetch = self._prefetch_before(ctx, prefix.ops)
+                if prefetch is None or id(op) in reported or local_instance(prefix.origin):
+                    continue
+                reported.add(id(op))
+                fix = None
+                receiver = op.receiver
+                if receiver is prefetch.call and not op.call.lpar and \
+                        "\n" not in ctx.model.module.code_for_node(op.call):
+                    fix = swap_adjacent(op.call, Applicability.UNSAFE, ctx.model.module)
+                ctx.report(
+                    op.name_node,
+                    f"`{op.name}` runs after `prefetch`, on the consumer's thread and outside the "
+                    "overlap prefetch gives; move `prefetch` to the end of the pipeline",
+                    fix,
+                )
+
+    def _prefetch_before(self, ctx: RuleContext, ops: tuple[Op, ...]) -> Op | None:
+        """The explicit prefetch this op follows, with only pass-through ops in between."""
+        for previous in reversed(ops):
+            if previous.name == "prefetch" and not previous.implicit:
+                return previous
+            if previous.name not in _PASS_THROUGH and not self._last_transform(ctx, previous):
+                return None
+        return None
+
+    @staticmethod
+    def _last_transform(ctx: RuleContext, op: Op) -> bool:
+        if op.name != "apply" or not op.call.args:
+            return False
+        value = op.call.args[0].value
+        func = value.func if isinstance(value, cst.Call) else value
+        name = ctx.model.qualified_name(func) or ""
+        return any(marker in name for marker in _LAST_TRANSFORMS)

@@ -1,0 +1,226 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import Op, Origin
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+# Calls whose result depends on the element's shape: moving them after `batch` changes them.
+_SHAPE_BOUND = ("reshape", "squeeze", "expand_dims")
+
+
+class _ShapeBound(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        if name in _SHAPE_BOUND:
+            self.found = True
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        # `x[0]` / `x[:3]` index the element itself; on a batch they would pick examples.
+        for element in node.slice:
+            inner = element.slice
+            if isinstance(inner, cst.Slice) or (
+                    isinstance(inner, cst.Index) and not isinstance(inner.value, cst.SimpleString)):
+                self.found = True
+
+
+# Element-wise functions cheap enough that the per-call overhead dominates.
+_CHEAP_CALLS = frozenset({
+    "tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",
+    "tensorflow.math.subtract", "tensorflow.one_hot", "tensorflow.image.convert_image_dtype",
+})
+# Ops between the map and `batch` that never look at element values: the map can move past them.
+# Not `cache`: a map before it runs only in the first epoch, after it in every epoch.
+_AGNOSTIC = frozenset({"shuffle", "prefetch", "repeat", "take", "skip", "shard", "with_options"})
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _returned_expression(ctx: RuleContext, fn: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The body of a lambda, or the returned expression of a local `def` that only returns."""
+    if isinstance(fn, cst.Lambda):
+        return fn.body
+    if not isinstance(fn, cst.Name):
+        return None
+    func = ctx.model.functions.get(fn.value)
+    if func is None or not isinstance(func.body, cst.IndentedBlock) or func.decorators:
+        return None
+    statements = list(func.body.body)
+    if statements and isinstance(statements[0], cst.SimpleStatementLine) and \
+            isinstance(statements[0].body[0], cst.Expr) and \
+            isinstance(statements[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+        statements = statements[1:]  # docstring
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    small = statements[0].body
+    if len(small) != 1 or not isinstance(small[0], cst.Return) or small[0].value is None:
+        return None
+    return small[0].value
+
+
+def _vectorizable(ctx: RuleContext, op: Op) -> bool:
+    if op.implicit:
+        return False
+    fn = op.arg("map_func", 0)
+    if fn is None:
+        return False
+    body = _returned_expression(ctx, fn.value)
+    if body is None:
+        return False
+    if not (isinstance(fn.value, cst.Lambda) and op.facts.cheap):
+        collector = _Calls()
+        body.visit(collector)
+        if not all(ctx.model.qualified_name(c.func) in _CHEAP_CALLS for c in collector.calls):
+            return False
+    visitor = _ShapeBound()
+    body.visit(visitor)
+    return not visitor.found
+
+
+class _LocalBindings(cst.CSTVisitor):
+    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
+
+    def __init__(self, classes: set[str]) -> None:
+        self.classes = classes
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _rooted_in(node.value, self.classes):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.names.add(target.target.value)
+
+
+def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
+    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
+    while True:
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        else:
+            break
+    return isinstance(expr, cst.Name) and expr.value in classes
+
+
+def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
+    """A test for "unknown" origins that are really objects of a class defined in this module.
+
+    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
+    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
+    """
+    classes = {c.name.value for c in ctx.model.classes}
+    if not classes:
+        return lambda origin: False
+    bindings = _LocalBindings(classes)
+    ctx.model.module.visit(bindings)
+
+    def test(origin: Origin) -> bool:
+        if origin.kind != "unknown":
+            return False
+        node = origin.node
+        if isinstance(node, cst.Name) and node.value in bindings.names:
+            return True
+        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
+
+    return test
+
+
+class MapBeforeBatch(Rule):
+    code = "PL105"
+    name = "map-before-batch"
+    severity = Severity.INFO
+    summary = "A cheap element-wise `map` before `batch` could run once per batch instead."
+    default_enabled = False
+    docs = """\
+## What it does
+Flags a `map` whose function (a lambda, or a local `def` that only returns an expression) is
+cheap element-wise arithmetic (casts, `+ - * /`, `tf.one_hot`...) and that comes before `batch`
+on the same pipeline, with at most value-agnostic ops (`shuffle`, `repeat`, `take`...) in
+between. A `cache` in between stops it: there the map runs once, in the first epoch only. Functions that depend on the element's
+shape (`tf.reshape`, `tf.squeeze`, `tf.expand_dims`, indexing) are left alone. Off by default:
+it is advice, not a defect.
+
+## Why is this bad?
+Invoking the mapped function has a fixed scheduling cost per call. For a function this cheap the
+overhead dominates: applying it after `batch` calls it once per batch on a whole tensor instead
+of once per element, which the TensorFlow guide calls vectorized mapping.
+
+## Example
+```python
+ds = ds.map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)).batch(64)
+```
+
+## Use instead
+```python
+ds = ds.batch(64).map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y))
+```
+
+## Fix safety
+No automatic fix: whether the function gives the same result on a batch has to be checked by
+the author.
+
+## References
+- https://www.tensorflow.org/guide/data_performance#vectorizing_mapping
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#batch
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(4).map(lambda x: tf.cast(x, tf.float32) / 255.0)\n",
+        # a shape-dependent function does not carry over to batches
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: tf.reshape(x, [1])).batch(4)\n",
+        # mapped once before the cache, not every epoch
+        ("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: tf.cast(x, tf.float32) / 255.0)\n"
+         "ds = ds.cache().shuffle(8).batch(4)\n"),
+        # a filter in between sees the mapped element
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2).filter(lambda x: x > 2).batch(4)\n",
+        # pandas and Python's map, and a user's Batcher
+        "import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(lambda v: v * 2)\nvalues = list(map(abs, [1, -2]))\n",
+        ("import tensorflow as tf\nclass Batcher:\n    def map(self, f):\n        return self\n    def batch(self, n):\n        return self\n"
+        "Batcher().map(lambda x: x * 2).batch(4)\n"),
+    )
+    INVALID = (
+        Invalid("import tensorflow as tf\n\ndef normalize(image, label):\n    \"\"\"uint8 -> float32.\"\"\"\n"
+                "    return tf.cast(image, tf.float32) / 255.0, label\n\n"
+                "ds = tf.data.TFRecordDataset(files).map(parse).map(normalize).shuffle(1000).batch(32)\n"),
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y))\n"
+                "ds = ds.map(lambda img, label: (tf.cast(img, tf.float32) / 255.0, label)).batch(64)\n"),
+        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train', as_supervised=True)\n"
+                "ds = ds.map(lambda x, y: (x, tf.one_hot(y, 10)), num_parallel_calls=tf.data.AUTOTUNE)\nds = ds.batch(32)\n"),
+        Invalid("import tensorflow as tf\n\ndef make(training):\n    ds = tf.data.Dataset.range(100)\n"
+                "    if training:\n        ds = ds.shuffle(100)\n    return ds.map(lambda v: v * 2 + 1).batch(8)\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        reported: set[int] = set()
+        local_instance = _local_instances(ctx)
+        for site in ctx.model.ops("batch"):
+            for prefix in site.prefixes:
+                if local_instance(prefix.origin):
+                    continue
+                ops = prefix.all_ops()
+                while ops and ops[-1].name in _AGNOSTIC:
+                    ops = ops[:-1]
+                if not ops or ops[-1].name != "map":
+                    continue
+                previous = ops[-1]
+                if id(previous) in reported or not _vectorizable(ctx, previous):
+                    continue
+                reported.add(id(previous))
+                ctx.report(
+                    previous.name_node,
+                    "cheap element-wise `map` before `batch` calls its function once per element; "
+                    "map after `batch` to run it once per batch",
+                )

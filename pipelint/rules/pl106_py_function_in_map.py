@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from pipelint.diagnostics import Severity
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+_SHORT_NAMES = {
+    "tensorflow.py_function": "tf.py_function",
+    "tensorflow.numpy_function": "tf.numpy_function",
+    "tensorflow.py_func": "tf.py_func",
+    "tensorflow.compat.v1.py_func": "tf.py_func",
+}
+
+
+class PyFunctionInMap(Rule):
+    code = "PL106"
+    name = "py-function-in-map"
+    severity = Severity.WARNING
+    summary = "`tf.py_function`/`tf.numpy_function` in a dataset function runs Python under the GIL."
+    docs = """\
+## What it does
+Flags `map`, `interleave`, `flat_map` and `filter` calls whose function (a lambda, a local
+`def`, a `functools.partial` of one, or a helper it calls) uses `tf.py_function`,
+`tf.numpy_function` or `tf.compat.v1.py_func`.
+
+## Why is this bad?
+These ops call back into the Python interpreter for every element. The callbacks hold the GIL, so
+however large `num_parallel_calls` is they run essentially one at a time, and they make the
+function stateful, so tf.data's `map_parallelization` leaves the map serial. Such a map is
+usually the slowest stage of the pipeline. The datasets cannot be serialized either (no
+tf.data service, no saving), and a process can hang at exit after a partially consumed iterator.
+
+## Example
+```python
+def load(path):
+    return tf.numpy_function(lambda p: np.load(p), [path], tf.float32)
+
+ds = tf.data.Dataset.list_files("*.npy").map(load, num_parallel_calls=tf.data.AUTOTUNE)
+```
+
+## Use instead
+```python
+def load(path):
+    return tf.io.parse_tensor(tf.io.read_file(path), tf.float32)
+
+ds = tf.data.Dataset.list_files("*.tensor").map(load, num_parallel_calls=tf.data.AUTOTUNE)
+```
+Use TensorFlow ops (`tf.io`, `tf.image`, `tf.strings`), or convert the data once offline to
+TFRecord.
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
+- https://www.tensorflow.org/api_docs/python/tf/py_function
+- https://www.tensorflow.org/api_docs/python/tf/numpy_function
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.Dataset.list_files('*.png').map(lambda p: tf.io.decode_png(tf.io.read_file(p)))\n",
+        # a py_function outside any dataset function
+        "import tensorflow as tf\nout = tf.py_function(lambda x: x, [tf.constant(1)], tf.int32)\n",
+        # pandas apply and Python map with Python code are not tf.data
+        "import pandas as pd\nimport tensorflow as tf\ndf = pd.DataFrame({'a': [1]})\ndf['b'] = df['a'].apply(lambda v: v + 1)\n",
+        "import tensorflow as tf\nimport numpy as np\narrays = list(map(np.load, ['a.npy']))\n",
+    )
+    INVALID = (
+        Invalid("import tensorflow as tf\nimport numpy as np\n\ndef load(path):\n"
+                "    return tf.numpy_function(np.load, [path], tf.float32)\n\n"
+                "ds = tf.data.Dataset.list_files('*.npy').map(load, num_parallel_calls=tf.data.AUTOTUNE)\n"),
+        Invalid("import tensorflow as tf\nds = tf.data.TextLineDataset('a.txt')\n"
+                "ds = ds.filter(lambda line: tf.py_function(lambda s: len(s.numpy()) > 3, [line], tf.bool))\n"),
+        Invalid("from tensorflow import keras\nimport tensorflow as tf\n\ndef augment(x, y):\n"
+                "    x = tf.py_function(func=random_crop, inp=[x], Tout=tf.float32)\n    return x, y\n\n"
+                "train = keras.utils.image_dataset_from_directory('images/')\n"
+                "train = train.map(augment, num_parallel_calls=tf.data.AUTOTUNE)\n"),
+        Invalid("import functools\nimport tensorflow as tf\n\ndef parse(record, size):\n"
+                "    return tf.numpy_function(decode, [record, size], tf.uint8)\n\n"
+                "ds = tf.data.TFRecordDataset(files).map(functools.partial(parse, size=64))\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        for site in ctx.model.ops("map", "interleave", "flat_map", "filter"):
+            call = site.op.facts.py_function
+            if call is None:
+                continue
+            name = _SHORT_NAMES.get(ctx.model.qualified_name(call.func) or "", "tf.py_function")
+            ctx.report(
+                site.op.name_node,
+                f"`{name}` in the `{site.op.name}` function runs Python under the GIL, serially "
+                "whatever `num_parallel_calls` says; use TensorFlow ops instead",
+            )

@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import find_arg
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+_FROM_GENERATOR = "tensorflow.data.Dataset.from_generator"
+
+
+class FromGenerator(Rule):
+    code = "PL107"
+    name = "from-generator"
+    severity = Severity.INFO
+    summary = "`Dataset.from_generator` runs Python under the GIL and is tied to this process."
+    docs = """\
+## What it does
+Reports each `tf.data.Dataset.from_generator(...)` source. It also reports, with its own message,
+the deprecated `output_types`/`output_shapes` arguments (by keyword or position) where
+`output_signature` should be used.
+
+## Why is this bad?
+The generator is plain Python: every element is produced under the GIL by one thread, so the
+source caps the pipeline's throughput whatever parallelism follows it. The generator's body is
+not serialized into the dataset graph: the pipeline must run in the Python process that built
+it, which precludes the tf.data service and workers in other processes. Where the data lives in files, a file-based source
+(`TFRecordDataset`, `list_files` + `interleave`, `tf.io` readers) scales; for in-memory arrays
+`from_tensor_slices` does.
+
+`output_types` and `output_shapes` are deprecated since TensorFlow 2.4; `output_signature` with
+`tf.TensorSpec`s describes the elements in one argument and also supports ragged and sparse
+tensors.
+
+## Example
+```python
+ds = tf.data.Dataset.from_generator(read_rows, output_types=tf.float32, output_shapes=(None, 8))
+```
+
+## Use instead
+```python
+ds = tf.data.Dataset.from_tensor_slices(np.load("rows.npy"))
+# or, when a generator is unavoidable:
+ds = tf.data.Dataset.from_generator(
+    read_rows, output_signature=tf.TensorSpec(shape=(None, 8), dtype=tf.float32))
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#from_generator
+- https://www.tensorflow.org/guide/data#consuming_python_generators
+- https://www.tensorflow.org/api_docs/python/tf/data/experimental/service
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices(features)\n",
+        # Hugging Face datasets has a from_generator too
+        "from datasets import Dataset\nimport tensorflow as tf\nds = Dataset.from_generator(gen)\n",
+        # a user's own class
+        ("import tensorflow as tf\nclass Source:\n    @classmethod\n    def from_generator(cls, gen):\n        return cls()\n"
+        "Source.from_generator(iter([]))\n"),
+    )
+    INVALID = (
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_generator(\n    gen, output_signature=tf.TensorSpec(shape=(), dtype=tf.int64))\n"),
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_generator(gen, output_types=tf.int64, output_shapes=())\n"),
+        Invalid("from tensorflow.data import Dataset\nimport tensorflow as tf\nds = Dataset.from_generator(gen, tf.float32)\n"
+                "ds = ds.batch(8)\n"),
+        Invalid("import tensorflow.compat.v2 as tf\n\ndef make():\n"
+                "    return tf.data.Dataset.from_generator(rows, output_signature=spec).batch(4)\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        for origin in ctx.model.origins:
+            if origin.kind != _FROM_GENERATOR or not isinstance(origin.node, cst.Call):
+                continue
+            call = origin.node
+            func = call.func
+            ctx.report(
+                func.attr if isinstance(func, cst.Attribute) else func,
+                "`from_generator` produces every element in Python under the GIL and cannot be "
+                "moved out of this process (no tf.data service); prefer a file or tensor source",
+            )
+            for keyword, position in (("output_types", 1), ("output_shapes", 2)):
+                arg = find_arg(call, keyword, position)
+                if arg is not None and not (arg.keyword is None and find_arg(call, "output_signature") is not None):
+                    ctx.report(
+                        arg.keyword if arg.keyword is not None else arg.value,
+                        f"`{keyword}` of `from_generator` is deprecated; describe the elements with "
+                        "`output_signature=tf.TensorSpec(...)`",
+                    )

@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import Origin, is_false
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+_SKIPPED = frozenset({"prefetch", "with_options"})
+
+
+class _LocalBindings(cst.CSTVisitor):
+    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
+
+    def __init__(self, classes: set[str]) -> None:
+        self.classes = classes
+        self.names: set[str] = set()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _rooted_in(node.value, self.classes):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.names.add(target.target.value)
+
+
+def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
+    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
+    while True:
+        if isinstance(expr, cst.Call):
+            expr = expr.func
+        elif isinstance(expr, cst.Attribute):
+            expr = expr.value
+        else:
+            break
+    return isinstance(expr, cst.Name) and expr.value in classes
+
+
+def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
+    """A test for "unknown" origins that are really objects of a class defined in this module.
+
+    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
+    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
+    """
+    classes = {c.name.value for c in ctx.model.classes}
+    if not classes:
+        return lambda origin: False
+    bindings = _LocalBindings(classes)
+    ctx.model.module.visit(bindings)
+
+    def test(origin: Origin) -> bool:
+        if origin.kind != "unknown":
+            return False
+        node = origin.node
+        if isinstance(node, cst.Name) and node.value in bindings.names:
+            return True
+        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
+
+    return test
+
+
+class UnnecessaryUnbatch(Rule):
+    code = "PL108"
+    name = "unnecessary-unbatch"
+    severity = Severity.INFO
+    summary = "`batch` immediately followed by `unbatch` does nothing but cost time."
+    docs = """\
+## What it does
+Flags `unbatch()` applied right after `batch(n)` on the same pipeline (a `prefetch` or
+`with_options` in between does not count), including the batching done inside the Keras
+`*_dataset_from_directory` helpers. `batch(n, drop_remainder=True)` is left alone: it also drops
+the last partial batch.
+
+## Why is this bad?
+`unbatch` splits each batch back into the elements `batch` just stacked: the pair gives the same
+elements in the same order, after copying each one twice. For a Keras directory helper, pass
+`batch_size=None` to get unbatched elements directly.
+
+## Example
+```python
+ds = tf.data.Dataset.from_tensor_slices(x).batch(32).unbatch().map(f)
+```
+
+## Use instead
+```python
+ds = tf.data.Dataset.from_tensor_slices(x).map(f)
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#unbatch
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#batch
+- https://keras.io/api/data_loading/image/
+"""
+    VALID = (
+        # a vectorized map between batch and unbatch is the point of the pair
+        "import tensorflow as tf\nds = tf.data.Dataset.range(64).batch(16).map(lambda b: b * 2).unbatch()\n",
+        "import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(4, drop_remainder=True).unbatch()\n",
+        # a helper returning unbatched elements, and a user's Batcher
+        "from tensorflow import keras\nds = keras.utils.image_dataset_from_directory('images/', batch_size=None)\n",
+        ("import tensorflow as tf\nclass Batcher:\n    def batch(self, n):\n        return self\n    def unbatch(self):\n        return self\n"
+        "Batcher().batch(4).unbatch()\n"),
+    )
+    INVALID = (
+        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices(x).batch(32).unbatch()\n"),
+        Invalid("import tensorflow as tf\n\ndef load(files):\n    ds = tf.data.TFRecordDataset(files).batch(128)\n"
+                "    ds = ds.prefetch(tf.data.AUTOTUNE)\n    return ds.unbatch()\n"),
+        Invalid("import keras\ntrain = keras.utils.image_dataset_from_directory('images/')\ntrain = train.unbatch()\n"),
+        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\n"
+                "if shuffle:\n    ds = ds.shuffle(100)\nds = ds.batch(10).unbatch()\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        reported: set[int] = set()
+        local_instance = _local_instances(ctx)
+        for site in ctx.model.ops("unbatch"):
+            if site.op.implicit or id(site.op) in reported:
+                continue
+            for prefix in site.prefixes:
+                ops = prefix.all_ops()
+                while ops and ops[-1].name in _SKIPPED:
+                    ops = ops[:-1]
+                if not ops or ops[-1].name != "batch" or local_instance(prefix.origin):
+                    continue
+                batch = ops[-1]
+                if _drops_remainder(batch):
+                    continue
+                if batch.implicit:
+                    message = ("`unbatch` undoes the batching done by the Keras dataset helper; pass "
+                               "`batch_size=None` to the helper instead")
+                else:
+                    message = ("`unbatch` right after `batch` gives back the same elements after copying "
+                               "them twice; remove both calls")
+                reported.add(id(site.op))
+                ctx.report(site.op.name_node, message)
+                break
+
+
+def _drops_remainder(batch) -> bool:
+    if batch.implicit:
+        return False
+    arg = batch.arg("drop_remainder", 1)
+    return arg is not None and not is_false(arg.value)

@@ -1,0 +1,155 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Op
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import swap_adjacent
+
+
+def _reshuffles(op: Op) -> bool:
+    """Does this written `shuffle` certainly reshuffle on every epoch?
+
+    True when `reshuffle_each_iteration` is absent (its default is True) or literally True; a
+    variable, `False` or `**kwargs` may turn it off, so they count as no.
+    """
+    if any(arg.star == "**" for arg in op.call.args):
+        return False
+    arg = op.arg("reshuffle_each_iteration", 2)
+    if arg is None:
+        return True
+    return isinstance(arg.value, cst.Name) and arg.value.value in ("True", "None")
+
+
+def _batched(ops: tuple[Op, ...]) -> bool:
+    batched = False
+    for op in ops:
+        if op.name in ("batch", "padded_batch", "ragged_batch"):
+            batched = True
+        elif op.name == "unbatch":
+            batched = False
+    return batched
+
+
+def _reshuffled_examples(tail: tuple[Op, ...], batched: bool) -> bool:
+    """Does this continuation shuffle examples (not batches) again?"""
+    for op in tail:
+        if op.name in ("batch", "padded_batch", "ragged_batch"):
+            batched = True
+        elif op.name == "unbatch":
+            batched = False
+        elif op.name == "shuffle" and not batched:
+            return True
+    return False
+
+
+class CacheAfterShuffle(Rule):
+    code = "PL201"
+    name = "cache-after-shuffle"
+    severity = Severity.WARNING
+    summary = "`cache()` after `shuffle()` freezes the first epoch's order for every later epoch."
+    fixable = Applicability.UNSAFE
+    docs = """\
+## What it does
+Flags a `cache()` that comes after a `shuffle()` on the same dataset path, unless that shuffle
+passes `reshuffle_each_iteration=False` (a deliberate fixed order) or the cached examples are
+shuffled again after the cache (shuffling batches after it does not count). The per-epoch shuffle
+that Keras `*_dataset_from_directory` helpers apply by default counts too.
+
+## Why is this bad?
+`cache()` records the elements of the first full pass in the order they arrived and replays that
+recording on every later epoch. The shuffle upstream of it runs only once, so every epoch sees the
+same order: the model no longer gets a fresh permutation per epoch, which is what `shuffle` was
+for. The `Dataset.cache` documentation says to call `shuffle` after `cache`. The same holds for
+`image_dataset_from_directory(...).cache()`: the helper's shuffle runs once, and every epoch
+replays the same batches in the same order.
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).shuffle(10_000).cache().batch(32)
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).cache().shuffle(10_000).batch(32)
+```
+
+## Fix safety
+Unsafe: when the shuffle is written directly before the cache in one chain (`x.shuffle(B).cache()`)
+the fix swaps the two calls. The elements are unchanged but their order per epoch changes, and
+a file-backed cache written by the old order must be rebuilt.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#cache
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle
+- https://www.tensorflow.org/guide/data_performance#caching
+"""
+    VALID = (
+        # shuffle after cache: a new order every epoch
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a.tfrecord').cache().shuffle(1000).batch(32)\n",
+        # a deliberately fixed order
+        "import tensorflow as tf\nds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False).cache()\n",
+        # a Keras directory helper told not to shuffle
+        "from tensorflow import keras\nimport tensorflow as tf\nval = keras.utils.image_dataset_from_directory('photos', shuffle=False)\nval = val.cache().prefetch(tf.data.AUTOTUNE)\n",
+        # reshuffled again after the cache
+        "import tensorflow as tf\nds = tf.data.Dataset.range(100).shuffle(100).cache().shuffle(100)\n",
+        # random.shuffle and Spark's cache are not tf.data
+        "import random\nimport tensorflow as tf\nrows = [1, 2, 3]\nrandom.shuffle(rows)\ndf = spark.read.parquet('x').cache()\n",
+        "import functools\nimport tensorflow as tf\n@functools.cache\ndef load():\n    return tf.constant(1)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a.tfrecord').shuffle(1000).cache().batch(32)\n",
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a.tfrecord').cache().shuffle(1000).batch(32)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n    if training:\n        ds = ds.shuffle(10_000)\n    ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n    ds = ds.cache()\n    return ds.batch(64)\n"
+        ),
+        Invalid(
+            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.shuffle(60000, reshuffle_each_iteration=True).cache()\n",
+            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.cache().shuffle(60000, reshuffle_each_iteration=True)\n",
+        ),
+        Invalid(
+            "from tensorflow import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('photos', seed=1)\ntrain = train.cache().prefetch(tf.data.AUTOTUNE)\n"
+        ),
+        Invalid(
+            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('photos', shuffle=False)\ntrain = train.unbatch().shuffle(4096).batch(32).cache()\n"
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        for site in model.ops("cache"):
+            cache = site.op
+            shuffles: list[Op] = []
+            for path in site.prefixes:
+                for op in path.all_ops():
+                    if op.name == "shuffle" and (op.implicit or _reshuffles(op)) and op not in shuffles:
+                        shuffles.append(op)
+            if not shuffles:
+                continue
+            batched = any(_batched(path.all_ops()) for path in site.prefixes)
+            if any(_reshuffled_examples(tail, batched) for tail in model.continuations(cache)):
+                continue  # examples shuffled again after the cache: each epoch gets a new order
+            written = [op for op in shuffles if not op.implicit]
+            if not written:
+                helper = (model.qualified_name(shuffles[0].call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                ctx.report(
+                    cache.name_node,
+                    f"`cache()` after `{helper}`, which shuffles every epoch: the first epoch's "
+                    "batches are replayed in the same order every epoch; `unbatch()` before "
+                    "`cache()` and `shuffle()`/`batch()` after it",
+                )
+                continue
+            fix = None
+            receiver = cache.receiver
+            adjacent = next((op for op in written if op.call is receiver), None)
+            if adjacent is not None and all(path.ops and path.ops[-1] is adjacent for path in site.prefixes):
+                fix = swap_adjacent(cache.call, Applicability.UNSAFE, model.module)
+            ctx.report(
+                cache.name_node,
+                "`cache()` after `shuffle()` records the first epoch's order and replays it every "
+                "epoch; shuffle after the cache (`.cache().shuffle(...)`)",
+                fix,
+            )

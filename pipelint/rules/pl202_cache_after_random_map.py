@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import Op, _is_random_name, find_arg
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+
+def _describe(model, node: cst.CSTNode) -> str:
+    target = node.func if isinstance(node, cst.Call) else node
+    text = " ".join(model.node_code(target).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _py_function_randomness(model, op: Op) -> cst.CSTNode | None:
+    """Randomness inside the Python function that `tf.numpy_function`/`tf.py_function` wraps.
+
+    The model's function facts stop at the py_function call; follow its `func` one level when it
+    names a module-level function, and look for NumPy/stdlib/TF random calls there.
+    """
+    wrapper = op.facts.py_function
+    if wrapper is None:
+        return None
+    arg = find_arg(wrapper, "func", 0)
+    if arg is None or not isinstance(arg.value, cst.Name):
+        return None
+    body = model.functions.get(arg.value.value)
+    if body is None:
+        return None
+    collector = _Calls()
+    body.visit(collector)
+    for call in collector.calls:
+        name = model.qualified_name(call.func)
+        if name is not None and _is_random_name(name):
+            return call
+    return None
+
+
+class CacheAfterRandomMap(Rule):
+    code = "PL202"
+    name = "cache-after-random-map"
+    severity = Severity.WARNING
+    summary = "`cache()` after a random `map` replays the same augmentation every epoch."
+    fixable = None
+    docs = """\
+## What it does
+Flags a `cache()` that comes after a `map` whose function draws random numbers: `tf.random.*`,
+`tf.image.random_*`, NumPy or standard-library `random` (also inside the Python function of a
+`tf.numpy_function`/`tf.py_function`), or Keras `Random*` preprocessing layers (`RandomFlip`,
+`RandomRotation`, ...). Stateless ops (`tf.random.stateless_*`,
+`tf.image.stateless_random_*`) are not counted.
+
+## Why is this bad?
+`cache()` stores the elements of the first pass and replays them unchanged. A random augmentation
+upstream of it runs once, so every epoch sees the very same flipped, cropped or noised example:
+the augmentation stops augmenting, and the model overfits as if there were none. Cache the
+deterministic part of the pipeline (decoding, resizing) and apply random augmentation after it.
+
+## Example
+```python
+ds = ds.map(decode).map(augment).cache().shuffle(1000).batch(32)
+```
+
+## Use instead
+```python
+ds = ds.map(decode).cache().map(augment, num_parallel_calls=tf.data.AUTOTUNE).shuffle(1000).batch(32)
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#cache
+- https://www.tensorflow.org/guide/data_performance#caching
+- https://www.tensorflow.org/tutorials/images/data_augmentation
+"""
+    VALID = (
+        # augmentation after the cache
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(decode).cache().map(lambda x: tf.image.random_flip_left_right(x))\n",
+        # stateless random ops are deterministic given their seed
+        "import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: tf.random.stateless_uniform([2], seed=(1, x))).cache()\n",
+        # deterministic map before the cache
+        "import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: tf.cast(x, tf.float32) / 255.0).cache()\n",
+        # pandas `.map` with numpy randomness, then Spark's `.cache()`: not tf.data
+        "import numpy as np\nimport pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(lambda v: v + np.random.rand())\ndf = spark.table('t').cache()\n",
+        "import random\nimport tensorflow as tf\nvalues = list(map(lambda v: v * random.random(), [1, 2]))\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\n\ndef augment(image, label):\n    image = tf.image.random_flip_left_right(image)\n    return image, label\n\nds = tf.data.TFRecordDataset('train.tfrecord').map(parse).map(augment).cache().batch(32)\n"
+        ),
+        Invalid(
+            "import tensorflow as tf\nfrom tensorflow import keras\naugmentation = keras.Sequential([keras.layers.RandomFlip('horizontal'), keras.layers.RandomRotation(0.1)])\ntrain = keras.utils.image_dataset_from_directory('photos')\ntrain = train.map(lambda x, y: (augmentation(x, training=True), y))\ntrain = train.cache().prefetch(tf.data.AUTOTUNE)\n"
+        ),
+        Invalid(
+            "import numpy as np\nimport tensorflow as tf\n\ndef jitter(x):\n    return x + np.random.normal()\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n    if training:\n        ds = ds.map(jitter)\n    return ds.cache()\n"
+        ),
+        Invalid(
+            "import numpy as np\nimport tensorflow as tf\n\ndef np_augment(x):\n    return np.fliplr(x) if np.random.rand() < 0.5 else x\n\nds = tf.data.TFRecordDataset('a').map(lambda x: tf.numpy_function(np_augment, [x], tf.uint8))\nds = ds.cache()\n"
+        ),
+        Invalid(
+            "import tensorflow as tf\nimport tensorflow_datasets as tfds\nds = tfds.load('cifar10', split='train', as_supervised=True)\nds = ds.map(lambda x, y: (x + tf.random.normal(tf.shape(x)), y), num_parallel_calls=tf.data.AUTOTUNE)\nds = ds.cache()\n"
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        for site in model.ops("cache"):
+            randomness: cst.CSTNode | None = None
+            for path in site.prefixes:
+                for op in path.ops:
+                    if op.name == "map":
+                        randomness = op.facts.randomness or _py_function_randomness(model, op)
+                        if randomness is not None:
+                            break
+                if randomness is not None:
+                    break
+            if randomness is None:
+                continue
+            ctx.report(
+                site.op.name_node,
+                f"`cache()` after a `map` that draws random numbers "
+                f"(`{_describe(model, randomness)}`): the first epoch's random "
+                "augmentation is replayed every epoch; move the random `map` after `cache()`",
+            )

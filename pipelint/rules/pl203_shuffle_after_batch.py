@@ -1,0 +1,135 @@
+from __future__ import annotations
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Op, Path
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import swap_adjacent
+
+_BATCHES = ("batch", "padded_batch", "ragged_batch")
+
+
+def _pending_batch(path: Path) -> Op | None:
+    """The batch this path's elements are in at its end, unless they were shuffled before it.
+
+    A written batch of examples that a written or implicit shuffle already mixed is a deliberate
+    batch-level shuffle (the usual way to mix length buckets), so it does not count; the implicit
+    batch of a Keras directory helper always does: a shuffle written after the helper is meant to
+    shuffle examples and cannot.
+    """
+    pending: Op | None = None
+    shuffled = False
+    for op in path.all_ops():
+        if op.name in _BATCHES:
+            pending = op if (op.implicit or not shuffled) else None
+        elif op.name == "unbatch":
+            pending = None
+        elif op.name == "shuffle":
+            shuffled = True
+        elif op.name == "cache":
+            shuffled = False  # a cache freezes the order of the first pass
+    return pending
+
+
+def _cached_after(path: Path, batch: Op) -> bool:
+    ops = path.all_ops()
+    return batch in ops and any(op.name == "cache" for op in ops[ops.index(batch) + 1:])
+
+
+class ShuffleAfterBatch(Rule):
+    code = "PL203"
+    name = "shuffle-after-batch"
+    severity = Severity.WARNING
+    summary = "`shuffle()` after `batch()` reorders whole batches, never the examples in them."
+    fixable = Applicability.UNSAFE
+    docs = """\
+## What it does
+Flags a `shuffle()` applied to batched elements: after a `batch`/`padded_batch` with no `unbatch`
+in between, including the batch that Keras `*_dataset_from_directory` helpers apply themselves.
+A batch of examples that were already shuffled before batching (with no `cache()` freezing that
+order) is left alone: shuffling such batches again is a deliberate, cheap extra mix (as with
+length-bucketed batches).
+
+## Why is this bad?
+After `batch`, each element is a whole batch: `shuffle` then permutes batches, and the same
+examples stay together in the same batch every epoch. Its buffer also counts batches, so it holds
+`buffer_size * batch_size` examples in memory. Shuffle examples before batching. A dataset from
+`image_dataset_from_directory` is already batched (and shuffled per epoch unless `shuffle=False`),
+so a `shuffle` written after it only reorders batches.
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).batch(32).shuffle(1000)
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).shuffle(1000).batch(32)
+```
+
+## Fix safety
+Unsafe: when written as `x.batch(n).shuffle(b)` in one chain the fix swaps the two calls; the
+buffer then counts examples instead of batches, and batch composition changes every epoch.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle
+- https://www.tensorflow.org/guide/data#randomly_shuffling_input_data
+- https://www.tensorflow.org/api_docs/python/tf/keras/utils/image_dataset_from_directory
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(1000).batch(32)\n",
+        # unbatched again before the shuffle
+        "import tensorflow as tf\nfrom tensorflow import keras\nds = keras.utils.image_dataset_from_directory('photos')\nds = ds.unbatch().shuffle(1000).batch(32)\n",
+        # examples already shuffled: a deliberate batch-level shuffle of length buckets
+        "import tensorflow as tf\nds = tf.data.TextLineDataset('a.txt').shuffle(10000).padded_batch(32).shuffle(64)\n",
+        # a user's own Batcher, random.shuffle: not tf.data
+        "import random\nimport tensorflow as tf\nclass Batcher:\n    def batch(self, n):\n        return self\n    def shuffle(self, n):\n        return self\nb = Batcher().batch(4).shuffle(2)\nrandom.shuffle([1, 2])\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).batch(32).shuffle(1000)\n",
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).shuffle(1000).batch(32)\n",
+        ),
+        Invalid(
+            "from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('photos', image_size=(180, 180))\ntrain = train.shuffle(1000)\n"
+        ),
+        Invalid(
+            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files).batch(64)\n    if training:\n        ds = ds.shuffle(100)\n    return ds\n"
+        ),
+        Invalid(
+            "import tensorflow_datasets as tfds\nds = tfds.load('imdb_reviews', split='train')\nds = ds.padded_batch(32)\nds = ds.shuffle(512)\n"
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        for site in model.ops("shuffle"):
+            shuffle = site.op
+            batches = [b for b in (_pending_batch(path) for path in site.prefixes) if b is not None]
+            if not batches:
+                continue
+            batch = batches[0]
+            if batch.implicit:
+                helper = (model.qualified_name(batch.call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                helper_shuffles = any(
+                    op.name == "shuffle" and op.implicit for path in site.prefixes for op in path.all_ops())
+                if any(_cached_after(path, batch) for path in site.prefixes):
+                    hint = ("the `cache()` freezes the helper's batches, so the same examples stay "
+                            "together every epoch; `unbatch()` before shuffling to mix examples")
+                elif helper_shuffles:
+                    hint = "the helper already shuffles examples every epoch: remove this shuffle"
+                else:
+                    hint = "pass `shuffle=True` to the helper instead"
+                message = (
+                    f"`shuffle()` after `{helper}`, which returns batches: this reorders whole "
+                    f"batches, not examples; {hint}"
+                )
+            else:
+                message = (
+                    f"`shuffle()` after `{batch.name}()` reorders whole batches, not examples, and "
+                    f"buffers `buffer_size` batches; shuffle before `{batch.name}()`"
+                )
+            fix = None
+            if (not batch.implicit and shuffle.receiver is batch.call
+                    and all(path.ops and path.ops[-1] is batch for path in site.prefixes)):
+                fix = swap_adjacent(shuffle.call, Applicability.UNSAFE, model.module)
+            ctx.report(shuffle.name_node, message, fix)

@@ -1,0 +1,200 @@
+from __future__ import annotations
+
+from typing import ClassVar
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import Op, Path, find_arg, literal_int
+from pipelint.rules.base import Invalid, Option, Rule, RuleContext
+
+_BATCHES = ("batch", "padded_batch", "ragged_batch")
+# Ops that never produce more elements than they receive.
+_NON_GROWING = frozenset({"map", "filter", "cache", "prefetch", "shuffle", "skip", "shard",
+                          "with_options", "enumerate", "ignore_errors", "take_while", "unique",
+                          "assert_cardinality"})
+# Elements that are sources to open, not examples: a small buffer over them is normal.
+_SOURCE_LISTS = frozenset({"tensorflow.data.Dataset.list_files"})
+
+
+def _origin_size(path: Path) -> int | None:
+    """The number of elements of a literal source: `range(n)`, `from_tensor_slices([...])`."""
+    node = path.origin.node
+    if not isinstance(node, cst.Call):
+        return None
+    kind = path.origin.kind
+    if kind == "tensorflow.data.Dataset.range":
+        bounds = [literal_int(a.value) for a in node.args if a.keyword is None]
+        if len(bounds) == 1 and bounds[0] is not None:
+            return max(bounds[0], 0)
+        if len(bounds) == 2 and None not in bounds:
+            return max(bounds[1] - bounds[0], 0)
+        return None
+    if kind == "tensorflow.data.Dataset.from_tensor_slices":
+        arg = find_arg(node, "tensors", 0)
+        if arg is not None and isinstance(arg.value, (cst.List, cst.Tuple)) and all(
+                not isinstance(e, cst.StarredElement) for e in arg.value.elements):
+            return len(arg.value.elements)
+    if kind == "tensorflow.data.Dataset.from_tensors":
+        return 1
+    return None
+
+
+def _size_bound(path: Path) -> int | None:
+    """An upper bound on the number of elements at the end of `path`, when the source shows it."""
+    bound = _origin_size(path)
+    for op in path.ops:
+        if op.name == "take":
+            arg = op.arg("count", 0)
+            count = literal_int(arg.value) if arg is not None else None
+            if count is not None and count >= 0:
+                bound = count if bound is None else min(bound, count)
+        elif op.name in _BATCHES:
+            arg = op.arg("batch_size", 0)
+            size = literal_int(arg.value) if arg is not None else None
+            bound = -(-bound // size) if bound is not None and size and size > 0 else None
+        elif op.name not in _NON_GROWING:
+            bound = None
+    return bound
+
+
+def _file_names(path: Path) -> bool:
+    """Are the elements still the file names of `list_files` (not yet opened)?"""
+    return path.origin.kind in _SOURCE_LISTS and not any(
+        op.name in ("interleave", "flat_map") for op in path.ops)
+
+
+def _batched(path: Path) -> bool:
+    batched = False
+    for op in path.all_ops():
+        if op.name in _BATCHES:
+            batched = True
+        elif op.name == "unbatch":
+            batched = False
+    return batched
+
+
+def _later_batch_size(model, shuffle: Op) -> int | None:
+    """The largest literal batch size of the first `batch` after this shuffle on any path."""
+    sizes = []
+    for tail in model.continuations(shuffle):
+        for op in tail:
+            if op.name in ("unbatch", "shuffle", "interleave", "flat_map"):
+                break
+            if op.name in _BATCHES:
+                arg = op.arg("batch_size", 0)
+                size = literal_int(arg.value) if arg is not None else None
+                if size is not None:
+                    sizes.append(size)
+                break
+    return max(sizes) if sizes else None
+
+
+def _opens_sources_next(model, shuffle: Op) -> bool:
+    """Are the shuffled elements file names (or datasets) that an interleave/flat_map opens?"""
+    for tail in model.continuations(shuffle):
+        for op in tail:
+            if op.name in ("interleave", "flat_map"):
+                return True
+            if op.name in _BATCHES or op.name == "shuffle":
+                break
+    return False
+
+
+class TinyShuffleBuffer(Rule):
+    code = "PL205"
+    name = "tiny-shuffle-buffer"
+    severity = Severity.WARNING
+    summary = "A `shuffle()` buffer too small to mix the data (or smaller than the batch it feeds)."
+    fixable = None
+    options: ClassVar[dict[str, Option]] = {
+        "min-buffer-size": Option(int, 100, "Literal shuffle buffers below this many elements are reported."),
+    }
+    docs = """\
+## What it does
+Flags `shuffle(n)` where `n` is a literal below `min-buffer-size` (default 100), or below the
+literal batch size of the first `batch` after it; `shuffle(1)` is reported as a no-op. Buffers
+written as variables or expressions are not judged. It stays silent when the source is known to
+be no larger than the buffer (`Dataset.range(10).shuffle(10)`), when the shuffle works on batches
+(that is `shuffle-after-batch`), and when its elements are file names or other sources that an
+`interleave`/`flat_map` opens next.
+
+## Why is this bad?
+`shuffle` keeps a buffer of `buffer_size` elements and emits a random one from it, refilling from
+upstream. With a small buffer an element can move only a few places from where it was read, so
+the output stays almost in file order (often sorted by class), and `shuffle(1)` changes nothing.
+A buffer smaller than the batch size means every batch is made of neighbours in the source.
+A perfect shuffle needs a buffer at least the size of the dataset; when that does not fit,
+shuffle file names too and `interleave` several files.
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).shuffle(16).batch(64)
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).shuffle(10_000).batch(64)
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle
+- https://www.tensorflow.org/guide/data#randomly_shuffling_input_data
+- https://www.tensorflow.org/guide/data_performance#reducing_memory_footprint
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(10_000).batch(64)\n",
+        # the whole source fits in the buffer
+        "import tensorflow as tf\nds = tf.data.Dataset.range(10).shuffle(10)\n",
+        # file names shuffled before being opened
+        "import tensorflow as tf\nfiles = tf.data.Dataset.from_tensor_slices(paths).shuffle(16)\nds = files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)\n",
+        # not a literal: not judged
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(BUFFER)\n",
+        # random.shuffle, a user's own class: not tf.data
+        "import random\nimport tensorflow as tf\nrandom.shuffle([1, 2, 3])\nclass Deck:\n    def shuffle(self, n):\n        return self\nDeck().shuffle(2)\n",
+    )
+    INVALID = (
+        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).shuffle(16).batch(32)\n"),
+        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset('a')\nds = ds.shuffle(1)\n"),
+        Invalid(
+            "import tensorflow_datasets as tfds\n\ndef make(training):\n    ds = tfds.load('mnist', split='train')\n    if training:\n        ds = ds.shuffle(buffer_size=128)\n    return ds.batch(256)\n"
+        ),
+        Invalid(
+            "import keras\nds = keras.utils.image_dataset_from_directory('photos', batch_size=None)\nds = ds.shuffle(50).batch(32)\n"
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        minimum = ctx.options.get("min-buffer-size", 100)
+        for site in model.ops("shuffle"):
+            shuffle = site.op
+            arg = shuffle.arg("buffer_size", 0)
+            size = literal_int(arg.value) if arg is not None else None
+            if size is None or size < 1:
+                continue
+            relevant = [
+                path for path in site.prefixes
+                if not _batched(path) and not _file_names(path)
+                and not ((bound := _size_bound(path)) is not None and bound <= size)
+            ]
+            if not relevant:
+                continue
+            if _opens_sources_next(model, shuffle):
+                continue
+            batch_size = _later_batch_size(model, shuffle)
+            if size == 1:
+                message = ("`shuffle(1)` does nothing: a one-element buffer emits elements in their "
+                           "input order; use a buffer of thousands of examples or remove it")
+            elif size < minimum:
+                message = (f"shuffle buffer of {size} elements barely mixes the data (the output "
+                           f"stays close to the input order); use a buffer of thousands of examples")
+            elif batch_size is not None and size < batch_size:
+                message = (f"shuffle buffer of {size} is smaller than the batch of {batch_size} after "
+                           "it, so each batch holds near neighbours from the source; use a larger buffer")
+            else:
+                continue
+            ctx.report(shuffle.name_node, message)

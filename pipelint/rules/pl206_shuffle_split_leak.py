@@ -1,0 +1,165 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Op, Path
+from pipelint.rules.base import Invalid, NodeFix, Rule, RuleContext
+from pipelint.rules.rewrite import add_keyword
+
+
+def _reshuffle_state(op: Op) -> str:
+    """"yes" (reshuffles each epoch, literally or by default), "no", or "unknown"."""
+    if op.implicit:
+        return "yes"  # Keras directory helpers reshuffle on every iteration
+    if any(arg.star == "**" for arg in op.call.args):
+        return "unknown"
+    arg = op.arg("reshuffle_each_iteration", 2)
+    if arg is None or (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "None")):
+        return "yes"
+    if isinstance(arg.value, cst.Name) and arg.value.value == "False":
+        return "no"
+    return "unknown"
+
+
+def _shared_reshuffle(a: Path, b: Path) -> Op | None:
+    """The last reshuffling shuffle both paths went through from the same origin, if any.
+
+    Comparing whole prefixes (not just the op) keeps a helper that shuffles two different
+    datasets (`prep(train_src).take(n)`, `prep(val_src).skip(n)`) from counting as one dataset.
+    """
+    if a.origin is not b.origin:
+        return None
+    common: list[Op] = list(a.origin.implicit_ops)
+    for x, y in zip(a.ops, b.ops):
+        if x is not y:
+            break
+        common.append(x)
+    shuffles = [op for op in common if op.name == "shuffle" and _reshuffle_state(op) == "yes"]
+    return shuffles[-1] if shuffles else None
+
+
+class ShuffleSplitLeak(Rule):
+    code = "PL206"
+    name = "shuffle-split-leak"
+    severity = Severity.WARNING
+    summary = "`take`/`skip` split of a dataset reshuffled every epoch: train and validation exchange examples."
+    fixable = Applicability.UNSAFE
+    docs = """\
+## What it does
+Flags a `take(n)` and a `skip(n)` applied to the same shuffled dataset (one split is not derived
+from the other) when that shuffle reshuffles on every iteration: `reshuffle_each_iteration` is
+left at its default or set to `True`, or the shuffle is the implicit one of a Keras
+`*_dataset_from_directory` helper.
+
+## Why is this bad?
+`shuffle` draws a new order every time the dataset is iterated, and `take`/`skip` cut that order
+afresh each time. The "training" split of epoch 2 therefore contains examples that were in the
+"validation" split of epoch 1: validation metrics are measured on data the model trained on
+and look better than they are (tensorflow/tensorflow#59279). Fix the order once with
+`reshuffle_each_iteration=False` before splitting (and shuffle the training split separately),
+or split before shuffling.
+
+## Example
+```python
+ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x))
+train = ds.take(800)
+val = ds.skip(800)
+```
+
+## Use instead
+```python
+ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(len(x), reshuffle_each_iteration=False)
+train = ds.take(800).shuffle(800)
+val = ds.skip(800)
+```
+
+## Fix safety
+Unsafe: the fix adds `reshuffle_each_iteration=False` to the shuffle (or turns an explicit
+`True` into `False`). The splits become disjoint, but the training split is then served in the
+same order every epoch unless it is shuffled again; the fix is not offered for the implicit
+shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead).
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#take
+- https://github.com/tensorflow/tensorflow/issues/59279
+- https://www.tensorflow.org/api_docs/python/tf/keras/utils/image_dataset_from_directory
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False)\ntrain = ds.take(80)\nval = ds.skip(80)\n",
+        # split first, then shuffle the training part
+        "import tensorflow as tf\nds = tf.data.Dataset.range(100)\ntrain = ds.take(80).shuffle(80)\nval = ds.skip(80)\n",
+        # skip then take on one chain is not a split
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(1000).skip(10).take(5)\n",
+        # one helper shuffling two different datasets
+        "import tensorflow as tf\n\ndef prep(ds):\n    return ds.shuffle(1000)\n\ntrain = prep(tf.data.TFRecordDataset('t')).take(100)\nval = prep(tf.data.TFRecordDataset('v')).skip(100)\n",
+        # pandas/NumPy `take`, itertools: not tf.data
+        "import numpy as np\nimport pandas as pd\nimport tensorflow as tf\ndf = pd.DataFrame({'a': [1]}).sample(frac=1)\ntrain = df.take([0])\nrest = np.arange(5).take([1, 2])\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000)\ntrain = ds.take(800)\nval = ds.skip(800)\n",
+            "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000, reshuffle_each_iteration=False)\ntrain = ds.take(800)\nval = ds.skip(800)\n",
+        ),
+        Invalid(
+            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.shuffle(60000, reshuffle_each_iteration=True)\nval = ds.take(10000)\ntrain = ds.skip(10000)\n",
+            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.shuffle(60000, reshuffle_each_iteration=False)\nval = ds.take(10000)\ntrain = ds.skip(10000)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\n\ndef split(ds: tf.data.Dataset, n):\n    ds = ds.shuffle(10_000)\n    test = ds.take(n)\n    rest = ds.skip(n)\n    val = rest.take(n)\n    train = rest.skip(n)\n    return train, val, test\n"
+        ),
+        Invalid(
+            "from tensorflow import keras\nfull = keras.utils.image_dataset_from_directory('photos')\nval = full.take(10)\ntrain = full.skip(10)\n"
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        skips = list(model.ops("skip"))
+        for take_site in model.ops("take"):
+            take = take_site.op
+            leak: Op | None = None
+            for skip_site in skips:
+                skip = skip_site.op
+                for take_path in take_site.prefixes:
+                    if skip in take_path.ops:
+                        continue  # `ds.skip(a).take(b)`: one slice, not a split
+                    for skip_path in skip_site.prefixes:
+                        if take in skip_path.ops:
+                            continue
+                        leak = _shared_reshuffle(take_path, skip_path)
+                        if leak is not None:
+                            break
+                    if leak is not None:
+                        break
+                if leak is not None:
+                    break
+            if leak is None:
+                continue
+            if leak.implicit:
+                helper = (model.qualified_name(leak.call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                ctx.report(
+                    take.name_node,
+                    f"`take`/`skip` split of `{helper}` output, which reshuffles every epoch: the "
+                    "splits exchange batches between epochs (validation leaks into training); use "
+                    "the helper's `validation_split=` with `subset=` and a `seed`",
+                )
+                continue
+            ctx.report(
+                take.name_node,
+                "`take`/`skip` split after `shuffle()`, which reshuffles every epoch: the splits "
+                "exchange examples between epochs (validation leaks into training); set "
+                "`reshuffle_each_iteration=False` before splitting or split before shuffling",
+                self._fix(leak, model.module),
+            )
+
+    @staticmethod
+    def _fix(shuffle: Op, module: cst.Module) -> NodeFix | None:
+        call = shuffle.call
+        if any(arg.star for arg in call.args) or not call.args:
+            return None
+        arg = shuffle.arg("reshuffle_each_iteration", 2)
+        if arg is not None:
+            return NodeFix(Applicability.UNSAFE, ((arg.value, "False"),))
+        return add_keyword(call, "reshuffle_each_iteration", "False", Applicability.UNSAFE, module)

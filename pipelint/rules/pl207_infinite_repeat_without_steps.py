@@ -1,0 +1,166 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import Consumer, Path, find_arg, is_none, literal_int
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+# Sources that never end on their own.
+_ENDLESS_SOURCES = frozenset({
+    "tensorflow.data.Dataset.counter", "tensorflow.data.experimental.Counter",
+    "tensorflow.data.Dataset.random",
+})
+# Sources that repeat forever unless `num_epochs` is given: (keyword, position).
+_EPOCH_SOURCES = {
+    "tensorflow.data.experimental.make_csv_dataset": ("num_epochs", 10),
+    "tensorflow.data.experimental.make_batched_features_dataset": ("num_epochs", 6),
+}
+# Ops after which an endless stream may end.
+_BOUNDING = frozenset({"take", "take_while", "apply"})
+# The argument that bounds each consumer, by consumer kind.
+_STEPS = {"fit": "steps_per_epoch", "validation": "validation_steps", "evaluate": "steps",
+          "predict": "steps"}
+
+
+def _endless_origin(path: Path) -> tuple[str, str] | None:
+    kind = path.origin.kind
+    node = path.origin.node
+    if kind in _ENDLESS_SOURCES:
+        return (f"`{kind.rsplit('.', 1)[-1]}()`", "add a `take()`")
+    if kind in _EPOCH_SOURCES and isinstance(node, cst.Call):
+        if any(arg.star for arg in node.args):
+            return None
+        keyword, position = _EPOCH_SOURCES[kind]
+        arg = find_arg(node, keyword, position)
+        if arg is None or is_none(arg.value):
+            return (f"`{kind.rsplit('.', 1)[-1]}` without `num_epochs`", "set `num_epochs=1`")
+    return None
+
+
+def _endless_reason(path: Path) -> tuple[str, str] | None:
+    """(cause, remedy) when the dataset at the end of this path never ends, else None."""
+    reason = _endless_origin(path)
+    for op in path.ops:
+        if op.name == "repeat":
+            count = op.arg("count", 0)
+            if count is None or is_none(count.value) or literal_int(count.value) == -1:
+                reason = ("`repeat()` without a count", "drop the `repeat()`")
+        elif op.name in _BOUNDING:
+            reason = None
+    return reason
+
+
+def _has_steps(call: cst.Call, keyword: str) -> bool:
+    if any(arg.star == "**" for arg in call.args):
+        return True  # may well be in there
+    arg = find_arg(call, keyword)
+    return arg is not None and not is_none(arg.value)
+
+
+class InfiniteRepeatWithoutSteps(Rule):
+    code = "PL207"
+    name = "infinite-repeat-without-steps"
+    severity = Severity.ERROR
+    summary = "An endlessly repeating dataset passed to Keras without `steps_per_epoch`/`validation_steps`/`steps`."
+    fixable = None
+    docs = """\
+## What it does
+Flags a dataset that never ends (`repeat()` with no count, `None` or `-1`, not followed by a
+`take`; `Dataset.counter()`/`Dataset.random()`; `make_csv_dataset` without `num_epochs`) passed
+to Keras `fit` without `steps_per_epoch`, as `validation_data` without `validation_steps`, or to
+`evaluate`/`predict` without `steps`. For evaluation data that repeats only on some branches
+(a shared `make_dataset(training)` helper that repeats `if training:`), it stays silent.
+
+## Why is this bad?
+Without a step count, Keras ends an epoch (or an evaluation) when the dataset is exhausted, and an
+endlessly repeating dataset is never exhausted: the first epoch never finishes, so epoch-level
+callbacks, checkpoints and validation never run (older `tf.keras` raised "When passing an
+infinitely repeating dataset, you must specify the `steps_per_epoch` argument"). Either give the
+step count, or drop the `repeat()` and let Keras restart the dataset each epoch.
+
+## Example
+```python
+train = tf.data.TFRecordDataset(files).map(parse).batch(32).repeat()
+model.fit(train, epochs=10)
+```
+
+## Use instead
+```python
+train = tf.data.TFRecordDataset(files).map(parse).batch(32)
+model.fit(train, epochs=10)
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/keras/Model#fit
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#repeat
+- https://www.tensorflow.org/api_docs/python/tf/data/experimental/make_csv_dataset
+"""
+    VALID = (
+        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').batch(32).repeat()\nmodel.fit(train, epochs=5, steps_per_epoch=100)\n",
+        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').batch(32).repeat().take(100)\nmodel.fit(train, epochs=5)\n",
+        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').batch(32).repeat(3)\nmodel.fit(train, epochs=1)\n",
+        # validation_steps given; **kwargs may carry the steps
+        "import tensorflow as tf\nval = tf.data.TFRecordDataset('v').batch(32).repeat()\nmodel.fit(train, validation_data=val, validation_steps=10)\nmodel.evaluate(val, **kw)\n",
+        # sklearn's fit and NumPy's repeat are not Keras/tf.data
+        # a shared helper that repeats only for training, evaluated on its non-training branch
+        "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files).batch(32)\n    if training:\n        ds = ds.repeat()\n    return ds\n\nmodel.fit(make('t', True), steps_per_epoch=100, validation_data=make('v', False))\nmodel.evaluate(make('e', False))\n",
+        "import numpy as np\nimport tensorflow as tf\nfrom sklearn.linear_model import LinearRegression\nx = np.ones((4, 1)).repeat(2, axis=0)\nLinearRegression().fit(x, x.ravel())\n",
+    )
+    INVALID = (
+        Invalid("import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').map(parse).batch(32).repeat()\nmodel.fit(train, epochs=10)\n"),
+        Invalid(
+            "import tensorflow as tf\nfrom tensorflow import keras\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files).batch(64)\n    if training:\n        ds = ds.repeat()\n    return ds\n\nmodel = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(make('t', True), validation_data=make('v', False).repeat(), steps_per_epoch=100, epochs=3)\n"
+        ),
+        Invalid(
+            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('photos')\ntrain = train.repeat(-1).prefetch(tf.data.AUTOTUNE)\nmodel.fit(x=train, epochs=3)\n"
+        ),
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.experimental.make_csv_dataset('train.csv', batch_size=32, label_name='y')\nmodel.fit(ds, epochs=5)\n"
+        ),
+        Invalid(
+            "import tensorflow_datasets as tfds\ntest = tfds.load('mnist', split='test').batch(128).repeat()\nmodel.evaluate(test)\n"
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        for consumer in ctx.model.consumers:
+            keyword = _STEPS.get(consumer.kind)
+            if keyword is None or not isinstance(consumer.node, cst.Call):
+                continue
+            call = consumer.node
+            if _has_steps(call, keyword):
+                continue
+            reasons = [_endless_reason(path) for path in consumer.value.paths]
+            reason = next((r for r in reasons if r), None)
+            if reason is None:
+                continue
+            if consumer.kind != "fit" and not all(reasons) and all(
+                    op.conditional for path in consumer.value.paths for op in path.ops
+                    if op.name == "repeat"):
+                # Evaluation data from a helper that repeats only `if training:`: the model merges
+                # both branches, and evaluation is almost always the non-training call.
+                continue
+            ctx.report(self._anchor(consumer), self._message(consumer, keyword, reason))
+
+    @staticmethod
+    def _anchor(consumer: Consumer) -> cst.CSTNode:
+        call = consumer.node
+        if consumer.kind == "validation" and consumer.argument is not None:
+            return consumer.argument
+        return call.func.attr if isinstance(call.func, cst.Attribute) else call
+
+    @staticmethod
+    def _message(consumer: Consumer, keyword: str, reason: tuple[str, str]) -> str:
+        cause, remedy = reason
+        if consumer.kind == "validation":
+            what, effect = "`validation_data`", "the first validation pass never finishes"
+        elif consumer.kind == "fit":
+            what, effect = "`fit`", "the first epoch never finishes"
+        else:
+            what, effect = f"`{consumer.kind}`", "it never returns"
+        return (f"{what} without `{keyword}` on a dataset that never ends ({cause}): {effect}; "
+                f"pass `{keyword}` or {remedy}")

@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Op, Path
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import swap_adjacent
+
+# One element in, one element out: a `take` after them still stops the cache early.
+_ONE_TO_ONE = frozenset({"map", "prefetch", "with_options", "enumerate"})
+# Consumers that read a dataset more than once (or hand it to code that may).
+_REPEATED_CONSUMERS = frozenset({"fit", "validation", "distribute", "return"})
+
+
+def _cache_before(path: Path) -> Op | None:
+    """The `cache` this path ends in, looking through one-to-one ops."""
+    for op in reversed(path.ops):
+        if op.name == "cache":
+            return op
+        if op.name not in _ONE_TO_ONE:
+            return None
+    return None
+
+
+class _LoopFinder(cst.CSTVisitor):
+    """Which of the given nodes sit inside a `for`/`while` loop (loops nested in functions count)."""
+
+    def __init__(self, targets: set[cst.CSTNode]) -> None:
+        self.targets = targets
+        self.depth = 0
+        self.in_loop: set[cst.CSTNode] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node in self.targets and self.depth:
+            self.in_loop.add(node)
+        if isinstance(node, (cst.For, cst.While)):
+            self.depth += 1
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, (cst.For, cst.While)):
+            self.depth -= 1
+
+
+class CacheThenTake(Rule):
+    code = "PL208"
+    name = "cache-then-take"
+    severity = Severity.WARNING
+    summary = "`cache()` followed by `take(k)`: the cache is never completed and is discarded every epoch."
+    fixable = Applicability.UNSAFE
+    docs = """\
+## What it does
+Flags `cache()` followed by `take(k)` (directly, or through one-to-one ops such as `map` and
+`prefetch`) when the result is read more than once: repeated, passed to Keras `fit` or as
+`validation_data`, distributed, returned to a caller, iterated inside a loop, or used where the
+linter cannot see. A one-off peek such as `for x in ds.take(1):` is left alone.
+
+## Why is this bad?
+A cache is kept only when its input has been read to the end. `take(k)` stops reading after `k`
+elements, so the partial cache is thrown away at the end of every pass and each epoch recomputes
+the whole upstream pipeline: the `cache()` costs memory and buys nothing. TensorFlow warns at run
+time ("The calling iterator did not fully read the dataset being cached ... use
+`dataset.take(k).cache().repeat()` instead").
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).cache().take(1000).repeat()
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).take(1000).cache().repeat()
+```
+
+## Fix safety
+Unsafe: when written as `x.cache().take(k)` in one chain the fix swaps the two calls. The same
+elements come out, but a file-backed cache then holds only `k` elements and must be rebuilt.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#cache
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#take
+- https://www.tensorflow.org/guide/data_performance#caching
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').take(1000).cache().repeat()\n",
+        # a one-off peek at the cached dataset
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache()\nfor image, label in ds.take(1):\n    print(image.shape)\nmodel.fit(ds, epochs=3)\n",
+        # a one-off look at the first elements
+        "import tensorflow as tf\nsample = next(iter(tf.data.Dataset.range(10).cache().take(2)))\n",
+        # Spark's cache, pandas' take, functools.cache: not tf.data
+        "import functools\nimport pandas as pd\nimport tensorflow as tf\nrows = spark.table('t').cache().take(5)\nfirst = pd.DataFrame({'a': [1, 2]}).take([0])\n@functools.cache\ndef f():\n    return 1\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().take(1000).repeat()\n",
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).take(1000).cache().repeat()\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\nfrom tensorflow import keras\n\ndef make(files, small):\n    ds = tf.data.TFRecordDataset(files).cache()\n    if small:\n        ds = ds.take(100)\n    return ds.batch(32)\n\nmodel = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(make('t', True), epochs=5)\n"
+        ),
+        Invalid(
+            "import keras\ntrain = keras.utils.image_dataset_from_directory('photos')\ntrain = train.cache()\nsubset = train.take(20)\nfor epoch in range(10):\n    for x, y in subset:\n        step(x, y)\n"
+        ),
+        Invalid(
+            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\nds = ds.cache().take(5000)\n",
+            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\nds = ds.take(5000).cache()\n",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        candidates: list[tuple[Op, Op, list[Path]]] = []
+        for site in model.ops("take"):
+            caches = [(path, _cache_before(path)) for path in site.prefixes]
+            cache = next((c for _, c in caches if c is not None), None)
+            if cache is not None:
+                candidates.append((site.op, cache, [p for p, c in caches if c is cache]))
+        if not candidates:
+            return
+        in_loop: set[cst.CSTNode] | None = None
+        for take, cache, paths in candidates:
+            if not self._read_repeatedly(model, take):
+                consumers = self._consumers_of(model, take)
+                if in_loop is None:
+                    finder = _LoopFinder({c.node for c in model.consumers})
+                    model.module.visit(finder)
+                    in_loop = finder.in_loop
+                if consumers and all(c.node not in in_loop for c in consumers):
+                    continue  # a one-off read (a peek, one evaluation): the partial cache is harmless
+            fix = None
+            if take.receiver is cache.call and len(paths) == len(model.op_sites[take.call].prefixes):
+                fix = swap_adjacent(take.call, Applicability.UNSAFE, model.module)
+            ctx.report(
+                take.name_node,
+                "`take()` after `cache()` stops before the cache is complete, so the cache is "
+                "discarded and rebuilt every epoch; use `.take(k).cache()`",
+                fix,
+            )
+
+    @staticmethod
+    def _consumers_of(model, take: Op) -> list:
+        return [c for c in model.consumers if any(take in path.ops for path in c.value.paths)]
+
+    def _read_repeatedly(self, model, take: Op) -> bool:
+        if any(op.name == "repeat" for tail in model.continuations(take) for op in tail):
+            return True
+        return any(c.kind in _REPEATED_CONSUMERS for c in self._consumers_of(model, take))

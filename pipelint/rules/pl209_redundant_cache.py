@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import Path
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import remove_call
+
+# Ops that leave the elements as they are: a cache after them holds what the first cache holds.
+_PASS_THROUGH = frozenset({"prefetch", "with_options"})
+
+
+def _earlier_cache(path: Path) -> int | None:
+    """The position of the last `cache` on this path, if any."""
+    return next((i for i in range(len(path.ops) - 1, -1, -1) if path.ops[i].name == "cache"), None)
+
+
+class RedundantCache(Rule):
+    code = "PL209"
+    name = "redundant-cache"
+    severity = Severity.WARNING
+    summary = "A second `cache()` on a dataset path that is already cached."
+    fixable = Applicability.SAFE
+    docs = """\
+## What it does
+Flags a `cache()` on a dataset that already went through a `cache()` on every path that reaches
+it (a cache applied only on some `if` branch does not count).
+
+## Why is this bad?
+Each `cache()` materializes the whole dataset. With two on one path the data is held twice; and
+once the later cache is complete it serves every element, so the earlier one is read only during
+the first epoch and then just occupies memory (or disk). Keep one cache, placed after the
+expensive deterministic work and before random augmentation and `shuffle`.
+
+## Example
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).cache().prefetch(tf.data.AUTOTUNE).cache()
+```
+
+## Use instead
+```python
+ds = tf.data.TFRecordDataset(files).map(parse).cache().prefetch(tf.data.AUTOTUNE)
+```
+
+## Fix safety
+Safe, and offered only when nothing between the two caches changes the elements (only `prefetch`
+or `with_options`) and the later cache is a method call in a chain: the fix removes the later
+`.cache()`, and the same elements come out in the same order. When a transformation sits between
+them, no fix is offered: decide which of the two to keep.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#cache
+- https://www.tensorflow.org/guide/data_performance#caching
+"""
+    VALID = (
+        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().shuffle(100)\n",
+        # cached only on one branch before: the second cache is needed on the other
+        "import tensorflow as tf\n\ndef make(files, warm):\n    ds = tf.data.TFRecordDataset(files)\n    if warm:\n        ds = ds.cache('/tmp/warm')\n    ds = ds.map(parse)\n    return ds.cache()\n",
+        # two separate datasets, each cached once
+        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('t').cache()\nval = tf.data.TFRecordDataset('v').cache()\n",
+        # Spark and functools caches are not tf.data
+        "import functools\nimport tensorflow as tf\ndf = spark.table('t').cache().filter('a > 1').cache()\n@functools.cache\ndef f():\n    return 1\n",
+    )
+    INVALID = (
+        Invalid(
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE).cache()\n",
+            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE)\n",
+        ),
+        Invalid(
+            "import tensorflow as tf\n\ndef load(files):\n    return tf.data.TFRecordDataset(files).cache()\n\ndef make(files):\n    ds = load(files)\n    ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n    return ds.cache()\n"
+        ),
+        Invalid(
+            "from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('photos').cache()\ntrain = train.cache()\n",
+        ),
+        Invalid(
+            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\nds = ds.cache()\nif use_disk_cache:\n    ds = ds.cache('/tmp/mnist')\n"
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        for site in model.ops("cache"):
+            cache = site.op
+            earlier = [_earlier_cache(path) for path in site.prefixes]
+            if not earlier or any(index is None for index in earlier):
+                continue
+            between_clean = all(
+                all(op.name in _PASS_THROUGH for op in path.ops[index + 1:])
+                for path, index in zip(site.prefixes, earlier)
+            )
+            fix = None
+            if between_clean:
+                if isinstance(cache.receiver, cst.Call):  # `x.a().cache()` -> `x.a()`
+                    fix = remove_call(cache.call, Applicability.SAFE, model.module)
+                message = ("`cache()` of a dataset that was just cached stores the same elements "
+                           "twice; remove this one")
+            else:
+                message = ("second `cache()` on an already cached dataset: once it is complete the "
+                           "earlier cache is never read again and only holds memory; keep one cache")
+            ctx.report(cache.name_node, message, fix)

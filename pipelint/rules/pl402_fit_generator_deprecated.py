@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Applicability, Severity
+from pipelint.pipeline import PipelineModel
+from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.rewrite import rename_attribute
+
+_RENAMES = {
+    "fit_generator": "fit",
+    "evaluate_generator": "evaluate",
+    "predict_generator": "predict",
+}
+# The old methods' first parameter; `fit`/`evaluate`/`predict` call it `x`.
+_OLD_FIRST_KEYWORD = "generator"
+
+
+def _imports_keras(model: PipelineModel) -> bool:
+    return any(full.split(".", 1)[0] in ("tensorflow", "keras", "tf_keras")
+               for full in model.imports.names.values())
+
+
+class FitGeneratorDeprecated(Rule):
+    code = "PL402"
+    name = "fit-generator-deprecated"
+    severity = Severity.WARNING
+    summary = "`fit_generator`/`evaluate_generator`/`predict_generator` were removed in Keras 3."
+    fixable = Applicability.UNSAFE
+    triggers = ("_generator",)
+    docs = """\
+## What it does
+Flags calls to `model.fit_generator(...)`, `model.evaluate_generator(...)` and
+`model.predict_generator(...)`.
+
+## Why is this bad?
+These methods were deprecated in TensorFlow 2.1, when `fit`, `evaluate` and `predict` learned to
+take generators, `keras.utils.Sequence`/`PyDataset` objects and `tf.data.Dataset`s directly. Keras 3
+(the `tf.keras` of TensorFlow 2.16 and later) removed them: the call fails with
+`AttributeError: 'Sequential' object has no attribute 'fit_generator'`.
+
+## Example
+```python
+model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)
+```
+
+## Use instead
+```python
+model.fit(train_gen, steps_per_epoch=100, epochs=10)
+```
+
+## Fix safety
+Unsafe: the rename keeps the arguments as written. It is offered only when at most one argument
+is positional (the old methods' second positional parameter is `fit`'s `y`/`predict`'s
+`batch_size`) and the data is not passed as `generator=`. Keyword arguments that Keras 3 moved
+elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still need moving.
+
+## References
+- https://keras.io/api/models/model_training_apis/#fit-method
+- https://www.tensorflow.org/api_docs/python/tf/keras/Model#fit
+- https://github.com/tensorflow/tensorflow/releases/tag/v2.1.0
+"""
+    VALID = (
+        "import keras\nmodel = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(train_gen, epochs=3)\n",
+        # a user's own function named like the old method
+        "import tensorflow as tf\n\ndef fit_generator(gen):\n    return gen\n\nfit_generator(iter([]))\n",
+        # no TensorFlow or Keras import: someone else's API
+        "import mylib  # tf helpers\nmylib.Trainer().fit_generator(batches)\n",
+        # the module's own trainer class defines the method
+        ("import tensorflow as tf\n\nclass Trainer:\n    def fit_generator(self, batches):\n        return batches\n\n"
+        "Trainer().fit_generator(data)\n"),
+        # a Keras data generator factory is not the training method
+        ("import tensorflow as tf\ngen = tf.keras.preprocessing.image.ImageDataGenerator()\n"
+        "batches = gen.flow_from_directory('data/')\nmodel.fit(batches)\n"),
+    )
+    INVALID = (
+        Invalid(
+            "import keras\nmodel = keras.Sequential([keras.layers.Dense(1)])\n"
+            "model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)\n",
+            "import keras\nmodel = keras.Sequential([keras.layers.Dense(1)])\n"
+            "model.fit(train_gen, steps_per_epoch=100, epochs=10)\n",
+        ),
+        Invalid(
+            "from tensorflow import keras\n\ndef score(model, gen):\n"
+            "    loss = model.evaluate_generator(gen, steps=10)\n"
+            "    preds = model.predict_generator(\n        gen,  # same batches\n        steps=10,\n    )\n"
+            "    return loss, preds\n",
+            "from tensorflow import keras\n\ndef score(model, gen):\n"
+            "    loss = model.evaluate(gen, steps=10)\n"
+            "    preds = model.predict(\n        gen,  # same batches\n        steps=10,\n    )\n"
+            "    return loss, preds\n",
+        ),
+        # positional steps_per_epoch: reported, but not renamed (fit's 2nd parameter is y)
+        Invalid("import tensorflow as tf\nmodel = tf.keras.models.load_model('m.h5')\n"
+                "model.fit_generator(batches, 100, 5)\n"),
+        Invalid("import tensorflow as tf\nhistory = model.fit_generator(generator=datagen.flow(x, y), epochs=3)\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        if not _imports_keras(model):
+            return
+        # A module defining its own `fit_generator` (a trainer wrapper) calls that one.
+        own = {name for name in _RENAMES if name in model.functions
+               or any(name in methods for methods in model.methods.values())}
+        for site in model.calls:
+            func = site.call.func
+            if site.qualified_name is not None or not isinstance(func, cst.Attribute):
+                continue
+            new = _RENAMES.get(func.attr.value)
+            if new is None or func.attr.value in own:
+                continue
+            message = (f"`{func.attr.value}` was removed in Keras 3 (AttributeError) and deprecated "
+                       f"since TF 2.1: `{new}` takes generators, `PyDataset`s and datasets; call `{new}`")
+            ctx.report(func.attr, message, self._fix(site.call, func.attr, new))
+
+    @staticmethod
+    def _fix(call: cst.Call, attr: cst.Name, new: str):
+        if any(a.star for a in call.args):
+            return None
+        if sum(1 for a in call.args if a.keyword is None) > 1:
+            return None
+        if any(a.keyword is not None and a.keyword.value == _OLD_FIRST_KEYWORD for a in call.args):
+            return None
+        return rename_attribute(attr, new, Applicability.UNSAFE)

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from pipelint.diagnostics import Severity
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+# Canonical qualified names end in `.ImageDataGenerator` under one of these roots:
+# `keras.preprocessing.image` (also `tf.keras...`, `tf_keras...`), `keras.legacy.preprocessing.image`
+# (`keras.src.legacy...`) and the standalone `keras_preprocessing.image` of Keras 2.
+_ROOTS = ("keras", "keras_preprocessing")
+
+
+class ImageDataGeneratorDeprecated(Rule):
+    code = "PL403"
+    name = "image-data-generator-deprecated"
+    severity = Severity.WARNING
+    summary = "`ImageDataGenerator` is deprecated; load with `image_dataset_from_directory` and augment with layers."
+    fixable = None
+    triggers = ("ImageDataGenerator",)
+    docs = """\
+## What it does
+Flags constructions of `keras.preprocessing.image.ImageDataGenerator` (whatever the import style:
+`tf.keras.preprocessing.image`, `from keras.preprocessing.image import ImageDataGenerator`, the
+standalone `keras_preprocessing` package).
+
+## Why is this bad?
+`ImageDataGenerator` is deprecated ("not recommended for new code"); in Keras 3 it survives only
+as a legacy API. It decodes, resizes and augments images in Python with NumPy/PIL, one batch at a
+time, holding the GIL: the accelerator waits on it, and it cannot be parallelized, cached or
+prefetched the way a `tf.data` pipeline can. `keras.utils.image_dataset_from_directory` returns a
+batched, shuffled, prefetched `tf.data.Dataset`, and augmentation belongs in preprocessing layers
+(`keras.layers.RandomFlip`, `RandomRotation`, `RandomZoom`, `Rescaling`), either in the model
+(run on the accelerator) or in a parallel `Dataset.map`.
+
+## Example
+```python
+datagen = ImageDataGenerator(rescale=1 / 255, horizontal_flip=True)
+train = datagen.flow_from_directory("data/train", target_size=(224, 224), batch_size=32)
+model.fit(train, epochs=10)
+```
+
+## Use instead
+```python
+train = keras.utils.image_dataset_from_directory("data/train", image_size=(224, 224), batch_size=32)
+augment = keras.Sequential([keras.layers.Rescaling(1 / 255), keras.layers.RandomFlip("horizontal")])
+train = train.map(lambda x, y: (augment(x, training=True), y), num_parallel_calls=tf.data.AUTOTUNE)
+model.fit(train, epochs=10)
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://www.tensorflow.org/api_docs/python/tf/keras/preprocessing/image/ImageDataGenerator
+- https://keras.io/api/data_loading/image/
+- https://www.tensorflow.org/tutorials/images/data_augmentation
+- https://www.tensorflow.org/tutorials/load_data/images
+"""
+    VALID = (
+        "import keras\ntrain = keras.utils.image_dataset_from_directory('data/train', image_size=(224, 224))\n",
+        # a user's own class with the same name
+        "import tensorflow as tf\n\nclass ImageDataGenerator:\n    pass\n\ngen = ImageDataGenerator()\n",
+        # a third-party package that is not Keras
+        "import tensorflow as tf\nfrom mylib.augment import ImageDataGenerator\ngen = ImageDataGenerator()\n",
+        # named, not constructed (an isinstance check)
+        ("from tensorflow.keras.preprocessing.image import ImageDataGenerator\n"
+        "ok = isinstance(obj, ImageDataGenerator)\n"),
+    )
+    INVALID = (
+        Invalid("from tensorflow.keras.preprocessing.image import ImageDataGenerator\n"
+                "datagen = ImageDataGenerator(rescale=1 / 255, horizontal_flip=True)\n"
+                "train = datagen.flow_from_directory('data/train', target_size=(224, 224))\n"),
+        Invalid("import tensorflow as tf\n\ndef make_generators(training):\n    if training:\n"
+                "        return tf.keras.preprocessing.image.ImageDataGenerator(rotation_range=20)\n"
+                "    return tf.keras.preprocessing.image.ImageDataGenerator()\n"),
+        Invalid("import keras\naug = keras.preprocessing.image.ImageDataGenerator(zoom_range=0.2).flow(x, y, batch_size=32)\n"),
+        Invalid("from keras_preprocessing.image import ImageDataGenerator as IDG\nimport keras\ngen = IDG(validation_split=0.2)\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        for site in ctx.model.calls:
+            name = site.qualified_name
+            if not name or not name.endswith(".ImageDataGenerator") or name.split(".", 1)[0] not in _ROOTS:
+                continue
+            ctx.report(site.call.func,
+                       "`ImageDataGenerator` is deprecated and augments in Python one batch at a time; "
+                       "use `keras.utils.image_dataset_from_directory` with preprocessing layers "
+                       "(`RandomFlip`, `RandomRotation`, ...) in the model or a parallel `map`")

@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import PipelineModel
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+# Private methods of the Keras 2 `OptimizerV2`, and what Keras 3 offers instead.
+_PRIVATE = {
+    "_create_all_weights": "`optimizer.build(model.trainable_variables)`",
+    "_create_slots": "`build()` with `add_variable_from_reference`",
+    "_resource_apply_dense": "`update_step(gradient, variable, learning_rate)`",
+    "_resource_apply_sparse": "`update_step(gradient, variable, learning_rate)`",
+    "_distributed_apply": "`apply_gradients`",
+    "_get_hyper": "the public attribute (`optimizer.learning_rate`)",
+    "_set_hyper": "assignment to the public attribute (`optimizer.learning_rate = ...`)",
+    "_decayed_lr": "`optimizer.learning_rate` (the current, scheduled value)",
+    "_prepare_local": "`build()`/`update_step`",
+}
+
+
+def _imports_keras(model: PipelineModel) -> bool:
+    return any(full.split(".", 1)[0] in ("tensorflow", "keras", "tf_keras")
+               for full in model.imports.names.values())
+
+
+def _is_self_or_super(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Name) and expr.value in ("self", "cls"):
+        return True
+    return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)
+            and expr.func.value == "super")
+
+
+def _defines_optimizer(cls: cst.ClassDef, model: PipelineModel) -> bool:
+    """A class that subclasses an optimizer or implements the private optimizer protocol itself."""
+    for base in cls.bases:
+        name = model.qualified_name(base.value) or ""
+        last = name.rsplit(".", 1)[-1] if name else getattr(base.value, "value", "")
+        if "optimizer" in name.lower() or (isinstance(last, str) and last.endswith("Optimizer")):
+            return True
+    return any(method in _PRIVATE for method in model.methods.get(cls, {}))
+
+
+class _FormattedStringCalls(cst.CSTVisitor):
+    """Calls inside f-strings, with their enclosing class: the pipeline model does not record
+    them (`f"lr {opt._decayed_lr(tf.float32):.5f}"` is the classic logging line)."""
+
+    def __init__(self) -> None:
+        self.classes: list[cst.ClassDef] = []
+        self.depth = 0
+        self.found: list[tuple[cst.Call, cst.ClassDef | None]] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        self.depth += 1
+
+    def leave_FormattedString(self, original_node: cst.FormattedString) -> None:
+        self.depth -= 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.depth:
+            self.found.append((node, self.classes[-1] if self.classes else None))
+
+
+class PrivateOptimizerApi(Rule):
+    code = "PL404"
+    name = "private-optimizer-api"
+    severity = Severity.WARNING
+    summary = "Calls a private Keras 2 optimizer method that Keras 3 removed or changed."
+    fixable = None
+    triggers = tuple(_PRIVATE)
+    docs = """\
+## What it does
+Flags calls to private methods of the Keras 2 optimizer (`OptimizerV2`) from outside an optimizer
+class: `_decayed_lr`, `_get_hyper`, `_set_hyper`, `_create_all_weights`, `_create_slots`,
+`_resource_apply_dense`, `_resource_apply_sparse`, `_distributed_apply`, `_prepare_local`. Calls on
+`self` or `super()` inside a class that defines its own optimizer stay silent.
+
+## Why is this bad?
+These were never public API, and the optimizer rewrite of TF 2.11 and Keras 3 removed or changed
+them all: training scripts that log `model.optimizer._decayed_lr(tf.float32)` or poke
+`_set_hyper` fail with `AttributeError` once TensorFlow is upgraded. Keras 3 exposes the same
+things publicly: `optimizer.learning_rate` (the scheduled value), `optimizer.build(variables)`,
+`optimizer.iterations`, and custom optimizers override `build` and `update_step`.
+
+## Example
+```python
+lr = model.optimizer._decayed_lr(tf.float32)
+model.optimizer._set_hyper("learning_rate", 1e-4)
+```
+
+## Use instead
+```python
+lr = model.optimizer.learning_rate
+model.optimizer.learning_rate = 1e-4
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://keras.io/api/optimizers/#the-optimizer-class
+- https://www.tensorflow.org/api_docs/python/tf/keras/optimizers/Optimizer
+- https://github.com/keras-team/keras/blob/master/keras/src/optimizers/base_optimizer.py
+"""
+    VALID = (
+        "import keras\nlr = model.optimizer.learning_rate\nmodel.optimizer.learning_rate = 1e-4\n",
+        # a custom legacy optimizer using its own private API
+        ("import tensorflow as tf\n\nclass MyAdam(tf.keras.optimizers.legacy.Optimizer):\n"
+        "    def _create_slots(self, var_list):\n        super()._create_slots(var_list)\n"
+        "    def _resource_apply_dense(self, grad, var, apply_state=None):\n"
+        "        lr = self._decayed_lr(var.dtype)\n        return var.assign_sub(lr * grad)\n"),
+        # a wrapper that implements the protocol by delegation
+        ("import tensorflow as tf\n\nclass Wrapped:\n    def _resource_apply_dense(self, grad, var):\n"
+        "        return self.inner._resource_apply_dense(grad, var)\n"),
+        # no TensorFlow/Keras import: someone else's `_get_hyper`
+        "import torch  # not tf\nvalue = sched._get_hyper('lr')\n",
+    )
+    INVALID = (
+        Invalid("import tensorflow as tf\n\nclass LRLogger(tf.keras.callbacks.Callback):\n"
+                "    def on_epoch_end(self, epoch, logs=None):\n"
+                "        logs['lr'] = self.model.optimizer._decayed_lr(tf.float32)\n"),
+        Invalid("from tensorflow import keras\nopt = keras.optimizers.Adam()\nopt._set_hyper('learning_rate', 1e-4)\n"
+                "print(f\"beta_1={opt._get_hyper('beta_1')}\")\n"),
+        Invalid("import keras\n\ndef warm_start(model):\n"
+                "    model.optimizer._create_all_weights(model.trainable_variables)\n"),
+        Invalid("import tensorflow as tf\nif restore:\n    opt = tf.keras.optimizers.SGD()\n"
+                "    opt._create_slots(model.trainable_variables)\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        if not _imports_keras(model):
+            return
+        calls = [(site.call, site.in_class) for site in model.calls if site.qualified_name is None]
+        # Only files naming a private optimizer method get here (`triggers`), so the extra
+        # traversal for f-strings is rare.
+        strings = _FormattedStringCalls()
+        model.module.visit(strings)
+        calls += strings.found
+        seen: set[cst.Call] = set()
+        for call, in_class in calls:
+            func = call.func
+            if call in seen or not isinstance(func, cst.Attribute):
+                continue
+            seen.add(call)
+            public = _PRIVATE.get(func.attr.value)
+            if public is None or _is_self_or_super(func.value):
+                continue
+            if in_class is not None and _defines_optimizer(in_class, model):
+                continue
+            ctx.report(func.attr,
+                       f"`{func.attr.value}` is private optimizer API that Keras 3 (and the TF 2.11 "
+                       f"optimizer) removed: it raises AttributeError after an upgrade; use {public}")

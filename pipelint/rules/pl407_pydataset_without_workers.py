@@ -1,0 +1,228 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.diagnostics import Severity
+from pipelint.pipeline import PipelineModel, find_arg, literal_int
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
+
+
+def _keras3_module(model: PipelineModel) -> bool:
+    roots = {full.split(".", 1)[0] for full in model.imports.names.values()}
+    if "tf_keras" in roots or not roots & {"tensorflow", "keras"}:
+        return False
+    return "TF_USE_LEGACY_KERAS" not in model.module.code
+
+
+def _is_pydataset_base(name: str | None) -> bool:
+    """`keras.utils.PyDataset`, `keras.utils.Sequence` (its Keras 3 alias) by any import path."""
+    if not name or not name.startswith("keras."):
+        return False
+    last = name.rsplit(".", 1)[-1]
+    return last == "PyDataset" or (last == "Sequence" and ".utils." in name + ".")
+
+
+class _InitScan(cst.CSTVisitor):
+    """`super().__init__(...)` calls and `self.workers = ...` in one `__init__` (not nested defs)."""
+
+    def __init__(self, bases: set[str]) -> None:
+        self.bases = bases
+        self.super_calls: list[cst.Call] = []
+        self.assigns_workers = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
+            return
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) \
+                and receiver.func.value == "super":
+            self.super_calls.append(node)
+        elif isinstance(receiver, (cst.Name, cst.Attribute)):
+            # `PyDataset.__init__(self, ...)`: drop the explicit `self`
+            text = receiver.value if isinstance(receiver, cst.Name) else receiver.attr.value
+            if text in self.bases and node.args:
+                self.super_calls.append(node.with_changes(args=node.args[1:]))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target
+        if isinstance(target, cst.Attribute) and target.attr.value in ("workers", "_workers") \
+                and isinstance(target.value, cst.Name) and target.value.value == "self":
+            self.assigns_workers = True
+
+
+def _workers_state(call: cst.Call) -> str:
+    """'parallel' (workers > 1 or an expression), 'single' (a literal <= 1, or absent),
+    'forwarded' (`**kwargs` may carry it)."""
+    arg = find_arg(call, "workers", 0)
+    if arg is not None:
+        value = literal_int(arg.value)
+        return "single" if value is not None and value <= 1 else "parallel"
+    if any(a.star == "**" for a in call.args):
+        return "forwarded"
+    return "single"
+
+
+class PyDatasetWithoutWorkers(Rule):
+    code = "PL407"
+    name = "pydataset-without-workers"
+    severity = Severity.INFO
+    summary = "A `keras.utils.PyDataset` that never sets `workers`, so batches load one at a time."
+    fixable = None
+    triggers = ("PyDataset", "Sequence")
+    docs = """\
+## What it does
+Flags a subclass of `keras.utils.PyDataset` (or `keras.utils.Sequence`, its Keras 3 alias) that
+loads with a single worker:
+- on the class, when its `__init__` cannot receive `workers` (it does not pass `workers=` to
+  `super().__init__(...)`, passes `workers=1`, or never calls it);
+- on each construction in the module that omits `workers=`, when the class takes it from its
+  callers (no `__init__` of its own, or one forwarding `**kwargs` to `super().__init__`). Such a
+  class that the module never constructs is left alone: its callers decide.
+
+## Why is this bad?
+In Keras 3 `fit` no longer takes `workers`; the `PyDataset` carries it, and it defaults to 1.
+With one worker Keras does not start its enqueuer: `__getitem__` is called one batch at a time
+from a single Python thread (under the JAX and PyTorch backends, in the training loop itself), so
+the accelerator waits for every batch's loading and augmentation. `workers=N` loads N batches
+concurrently in threads, `use_multiprocessing=True` in processes (for CPU-bound Python code).
+
+## Example
+```python
+class Batches(keras.utils.PyDataset):
+    def __init__(self, paths, batch_size):
+        super().__init__()
+        self.paths, self.batch_size = paths, batch_size
+```
+
+## Use instead
+```python
+class Batches(keras.utils.PyDataset):
+    def __init__(self, paths, batch_size, **kwargs):
+        super().__init__(**kwargs)
+        self.paths, self.batch_size = paths, batch_size
+
+train = Batches(paths, 32, workers=4, use_multiprocessing=True)
+```
+
+## Fix safety
+No automatic fix.
+
+## References
+- https://keras.io/api/utils/python_utils/#pydataset-class
+- https://keras.io/guides/migrating_to_keras_3/
+"""
+    VALID = (
+        ("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, paths, **kwargs):\n"
+        "        super().__init__(workers=4, use_multiprocessing=True, **kwargs)\n        self.paths = paths\n"),
+        # forwards **kwargs and the module's instantiation passes workers
+        ("from keras.utils import PyDataset\n\nclass Batches(PyDataset):\n    def __init__(self, paths, **kwargs):\n"
+        "        super().__init__(**kwargs)\n        self.paths = paths\n\ntrain = Batches(files, workers=8)\n"),
+        # forwards **kwargs and is instantiated elsewhere: the caller decides
+        ("import tensorflow as tf\n\nclass Frames(tf.keras.utils.Sequence):\n    def __init__(self, videos, **kwargs):\n"
+        "        super().__init__(**kwargs)\n        self.videos = videos\n"),
+        # workers from configuration
+        ("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, cfg):\n"
+        "        super().__init__(workers=cfg.num_workers)\n"),
+        # Keras 2 (tf_keras): Sequence has no workers, fit does
+        "import tf_keras\n\nclass Batches(tf_keras.utils.Sequence):\n    def __init__(self, paths):\n        self.paths = paths\n",
+        # not a Keras class
+        "import tensorflow as tf\nfrom typing import Sequence\n\nclass Rows(Sequence):\n    def __init__(self):\n        pass\n",
+    )
+    INVALID = (
+        Invalid("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, paths, batch_size):\n"
+                "        super().__init__()\n        self.paths, self.batch_size = paths, batch_size\n"),
+        Invalid("from tensorflow.keras.utils import Sequence\n\nclass DataGenerator(Sequence):\n"
+                "    def __init__(self, ids, labels, batch_size=32):\n        self.ids = ids\n"
+                "    def __len__(self):\n        return len(self.ids) // 32\n"),
+        Invalid("import keras\n\nclass Tiles(keras.utils.PyDataset):\n    def __len__(self):\n        return 10\n\n"
+                "train = Tiles(max_queue_size=4)\nmodel.fit(train, epochs=3)\n"),
+        Invalid("import tensorflow as tf\n\nclass Clips(tf.keras.utils.PyDataset):\n    def __init__(self, files, **kwargs):\n"
+                "        super().__init__(**kwargs)\n        self.files = files\n\n"
+                "if training:\n    data = Clips(train_files)\nelse:\n    data = Clips(test_files, workers=1)\n"),
+        Invalid("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, paths):\n"
+                "        keras.utils.PyDataset.__init__(self, workers=1)\n"),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        model = ctx.model
+        if not _keras3_module(model):
+            return
+        if self._fit_takes_workers(model):
+            return  # Keras 2 style: PL406 reports it
+        for cls in model.classes:
+            names = [model.qualified_name(b.value) for b in cls.bases]
+            if not any(_is_pydataset_base(n) for n in names):
+                continue
+            state = self._init_state(cls, model)
+            if state == "parallel":
+                continue
+            if state == "single":
+                ctx.report(cls.name,
+                           f"`{cls.name.value}` never passes `workers` to `PyDataset.__init__`, so it runs "
+                           f"with one worker: batches load one at a time in one Python thread while the "
+                           f"model waits; pass `workers=N` (and `use_multiprocessing=True` for CPU-bound "
+                           f"loading) to `super().__init__`")
+                continue
+            # `workers` can be given at construction: judge each construction in this module.
+            for call in self._instantiations(cls, model):
+                if not self._call_sets_workers(call):
+                    ctx.report(call.func,
+                               f"`{cls.name.value}` is created without `workers=`: the `PyDataset` default "
+                               f"of one worker loads batches one at a time in one Python thread while the "
+                               f"model waits; pass `workers=N` (and `use_multiprocessing=True` for "
+                               f"CPU-bound loading)")
+
+    @staticmethod
+    def _init_state(klass: cst.ClassDef, model: PipelineModel) -> str:
+        init = model.methods.get(klass, {}).get("__init__")
+        if init is None:
+            return "forwarded"  # PyDataset.__init__ itself takes workers=
+        bases = set()
+        for base in klass.bases:
+            if isinstance(base.value, cst.Name):
+                bases.add(base.value.value)
+            elif isinstance(base.value, cst.Attribute):
+                bases.add(base.value.attr.value)
+        scan = _InitScan(bases)
+        init.body.visit(scan)
+        if scan.assigns_workers:
+            return "parallel"
+        states = {_workers_state(call) for call in scan.super_calls}
+        for state in ("parallel", "forwarded"):
+            if state in states:
+                return state
+        return "single"
+
+    @staticmethod
+    def _instantiations(klass: cst.ClassDef, model: PipelineModel) -> list[cst.Call]:
+        calls: list[cst.Call] = []
+        for site in model.calls:
+            func = site.call.func
+            if isinstance(func, cst.Name) and func.value == klass.name.value and site.call not in calls:
+                calls.append(site.call)
+        return calls
+
+    @staticmethod
+    def _call_sets_workers(call: cst.Call) -> bool:
+        if any(a.star == "**" for a in call.args):
+            return True
+        arg = find_arg(call, "workers")
+        if arg is None:
+            return False
+        value = literal_int(arg.value)
+        return value is None or value > 1
+
+    @staticmethod
+    def _fit_takes_workers(model: PipelineModel) -> bool:
+        for site in model.calls:
+            func = site.call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _TRAINING_METHODS \
+                    and find_arg(site.call, "workers") is not None:
+                return True
+        return False
