@@ -393,6 +393,7 @@ class PipelineModel:
         self._scanned_chain_calls: set[cst.Call] = set()
         self._evidence_roots: set[cst.BaseExpression] = set()
         self._local_class_names: set[str] = set()
+        self._module_frame: _Frame | None = None
 
     # ---- public queries -------------------------------------------------------------------
     @classmethod
@@ -400,6 +401,7 @@ class PipelineModel:
         model = cls(module)
         model._collect_definitions(module.body, None)
         top = _Frame(env={}, function=None, cls=None, locals_defs=dict(model.functions))
+        model._module_frame = top
         model._run_block(module.body, top)
         # A dataset returned from a function that this module itself calls is not handed to an
         # unknown caller: the call site was interpreted and its consumers recorded there.
@@ -624,7 +626,7 @@ class PipelineModel:
     def _bind(self, target: cst.BaseExpression, value: object, frame: _Frame,
               source: cst.BaseExpression | None = None) -> None:
         if isinstance(target, cst.Name):
-            if value is None and source is not None:
+            if value is None and isinstance(source, cst.Call):
                 value = ObjectValue(source, None, frame.loops, local_class=self._is_local_instance(source))
             frame.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -978,7 +980,8 @@ class PipelineModel:
         params = _all_params(helper.params)
         if bound and params:
             params = params[1:]
-        env: dict[str, object] = {}
+        # A helper sees the module's globals as they stand at the call, then its parameters.
+        env: dict[str, object] = dict(self._module_frame.env) if self._module_frame else {}
         positional = [(a, v) for a, v in zip(call.args, arg_values) if a.keyword is None and not a.star]
         for param, (_, value) in zip(params, positional):
             env[param.name.value] = value

@@ -124,3 +124,14 @@ def test_random_generator_object_in_map_is_randomness():
     )
     (site,) = list(model.ops("map"))
     assert site.op.facts.randomness is not None
+
+
+def test_inlined_helper_sees_module_globals():
+    model = build(
+        "import keras\n"
+        "opt = keras.optimizers.Adam()\n"
+        "def train(m):\n"
+        "    m.compile(optimizer=opt)\n"
+        "train(keras.Sequential([]))\n"
+    )
+    assert any(site.optimizer is not None for site in model.compiles)

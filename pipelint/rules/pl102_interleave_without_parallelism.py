@@ -1,62 +1,10 @@
 from __future__ import annotations
 
-from collections.abc import Callable
 
-import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.pipeline import Origin
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
-
-
-class _LocalBindings(cst.CSTVisitor):
-    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
-
-    def __init__(self, classes: set[str]) -> None:
-        self.classes = classes
-        self.names: set[str] = set()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if _rooted_in(node.value, self.classes):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    self.names.add(target.target.value)
-
-
-def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
-    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
-    while True:
-        if isinstance(expr, cst.Call):
-            expr = expr.func
-        elif isinstance(expr, cst.Attribute):
-            expr = expr.value
-        else:
-            break
-    return isinstance(expr, cst.Name) and expr.value in classes
-
-
-def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
-    """A test for "unknown" origins that are really objects of a class defined in this module.
-
-    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
-    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
-    """
-    classes = {c.name.value for c in ctx.model.classes}
-    if not classes:
-        return lambda origin: False
-    bindings = _LocalBindings(classes)
-    ctx.model.module.visit(bindings)
-
-    def test(origin: Origin) -> bool:
-        if origin.kind != "unknown":
-            return False
-        node = origin.node
-        if isinstance(node, cst.Name) and node.value in bindings.names:
-            return True
-        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
-
-    return test
 
 
 class InterleaveWithoutParallelism(Rule):
@@ -143,15 +91,12 @@ the module's own alias for TensorFlow and is offered only when one is imported.
 
     def check(self, ctx: RuleContext) -> None:
         autotune = ctx.model.autotune_expression()
-        local_instance = _local_instances(ctx)
         for site in ctx.model.ops("interleave"):
             call = site.op.call
             if site.op.implicit or site.op.arg("num_parallel_calls", 3) is not None:
                 continue
             if any(a.star for a in call.args):
                 continue  # `interleave(f, *args, **kwargs)` may well carry it
-            if site.prefixes and all(local_instance(p.origin) for p in site.prefixes):
-                continue  # `Mixer().interleave(...)`: a local class, not tf.data
             message = (
                 "`interleave` without `num_parallel_calls` reads its inputs one at a time on one "
                 "thread; pass `num_parallel_calls=tf.data.AUTOTUNE`"

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from collections.abc import Callable
 
 import libcst as cst
 
@@ -44,11 +43,6 @@ def _ends_well(path: Path) -> bool:
     return _is_parallel(last)
 
 
-def _one_line(module: cst.Module, call: cst.Call) -> bool:
-    """Rewrites of a multi-line call lose its indentation and comments' places: leave those."""
-    return not call.lpar and "\n" not in module.code_for_node(call)
-
-
 def _origin_name_node(origin: Origin) -> cst.CSTNode:
     node = origin.node
     if isinstance(node, cst.Call):
@@ -57,59 +51,12 @@ def _origin_name_node(origin: Origin) -> cst.CSTNode:
     return node
 
 
-class _LocalBindings(cst.CSTVisitor):
-    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
-
-    def __init__(self, classes: set[str]) -> None:
-        self.classes = classes
-        self.names: set[str] = set()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if _rooted_in(node.value, self.classes):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    self.names.add(target.target.value)
-
-
-def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
-    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
-    while True:
-        if isinstance(expr, cst.Call):
-            expr = expr.func
-        elif isinstance(expr, cst.Attribute):
-            expr = expr.value
-        else:
-            break
-    return isinstance(expr, cst.Name) and expr.value in classes
-
-
-def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
-    """A test for "unknown" origins that are really objects of a class defined in this module.
-
-    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
-    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
-    """
-    classes = {c.name.value for c in ctx.model.classes}
-    if not classes:
-        return lambda origin: False
-    bindings = _LocalBindings(classes)
-    ctx.model.module.visit(bindings)
-
-    def test(origin: Origin) -> bool:
-        if origin.kind != "unknown":
-            return False
-        node = origin.node
-        if isinstance(node, cst.Name) and node.value in bindings.names:
-            return True
-        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
-
-    return test
-
-
 class MissingPrefetch(Rule):
     code = "PL103"
     name = "missing-prefetch"
-    severity = Severity.WARNING
+    # Info, not warning: with default options TF 2.x injects a final prefetch after a synchronous
+    # last stage (`inject_prefetch`), so the cost shows only when autotune or that rewrite is off.
+    severity = Severity.INFO
     summary = "A dataset fed to training does not end with `prefetch`."
     fixable = Applicability.SAFE
     docs = """\
@@ -215,12 +162,11 @@ a prefetch in its middle) and that call is written on one line.
             if isinstance(site.call.func, cst.Name) and site.call.func.value == "next" and site.call.args
         }
         reported: set[int] = set()
-        local_instance = _local_instances(ctx)
         for consumer in model.consumers:
             if consumer.kind not in _TRAINING_CONSUMERS:
                 continue
             paths = consumer.value.paths
-            if not paths or any(_ends_well(path) or local_instance(path.origin) for path in paths):
+            if not paths or any(_ends_well(path) for path in paths):
                 continue
             if consumer.kind in ("for", "iter"):
                 if consumer.kind == "iter" and consumer.node in next_args:
@@ -235,8 +181,9 @@ a prefetch in its middle) and that call is written on one line.
                 "a training loop" if consumer.kind in ("for", "iter") else
                 "a caller" if consumer.kind == "return" else f"`{consumer.kind}`")
             message = (
-                f"dataset fed to {where} does not end in `prefetch`, so the next batch may not be "
-                "prepared while a step runs; end it with `.prefetch(tf.data.AUTOTUNE)`"
+                f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "
+                "while tf.data's automatic `inject_prefetch` applies; end it with "
+                "`.prefetch(tf.data.AUTOTUNE)` to make the overlap explicit"
             )
             for path in paths:
                 ops = _trimmed(path)
@@ -252,7 +199,7 @@ a prefetch in its middle) and that call is written on one line.
                     node = _origin_name_node(path.origin)
                     target = self._fix_target_origin(ctx, path) if last is None else None
                 fix = (append_call(target, f"prefetch({autotune})", Applicability.SAFE, model.module)
-                       if target is not None and autotune and _one_line(model.module, target) else None)
+                       if target is not None and autotune else None)
                 ctx.report(node, message, fix)
 
     @staticmethod

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from collections.abc import Callable
 
 import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.pipeline import Op, Origin
+from pipelint.pipeline import Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -13,55 +12,6 @@ from pipelint.rules.rewrite import swap_adjacent
 _PASS_THROUGH = frozenset({"with_options", "prefetch", "take", "skip", "repeat", "assert_cardinality"})
 # `apply` of these belongs after the prefetch (they move elements to a device or a service).
 _LAST_TRANSFORMS = ("prefetch_to_device", "copy_to_device", "tensorflow.data.experimental.service.")
-
-
-class _LocalBindings(cst.CSTVisitor):
-    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
-
-    def __init__(self, classes: set[str]) -> None:
-        self.classes = classes
-        self.names: set[str] = set()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if _rooted_in(node.value, self.classes):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    self.names.add(target.target.value)
-
-
-def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
-    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
-    while True:
-        if isinstance(expr, cst.Call):
-            expr = expr.func
-        elif isinstance(expr, cst.Attribute):
-            expr = expr.value
-        else:
-            break
-    return isinstance(expr, cst.Name) and expr.value in classes
-
-
-def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
-    """A test for "unknown" origins that are really objects of a class defined in this module.
-
-    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
-    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
-    """
-    classes = {c.name.value for c in ctx.model.classes}
-    if not classes:
-        return lambda origin: False
-    bindings = _LocalBindings(classes)
-    ctx.model.module.visit(bindings)
-
-    def test(origin: Origin) -> bool:
-        if origin.kind != "unknown":
-            return False
-        node = origin.node
-        if isinstance(node, cst.Name) and node.value in bindings.names:
-            return True
-        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
-
-    return test
 
 
 class PrefetchNotLast(Rule):
@@ -136,20 +86,18 @@ instead of examples, say), so memory use can grow by the batch size.
 
     def check(self, ctx: RuleContext) -> None:
         reported: set[int] = set()
-        local_instance = _local_instances(ctx)
         for site in ctx.model.ops():
             op = site.op
             if op.implicit or op.name in _PASS_THROUGH or self._last_transform(ctx, op):
                 continue
             for prefix in site.prefixes:
                 prefetch = self._prefetch_before(ctx, prefix.ops)
-                if prefetch is None or id(op) in reported or local_instance(prefix.origin):
+                if prefetch is None or id(op) in reported:
                     continue
                 reported.add(id(op))
                 fix = None
                 receiver = op.receiver
-                if receiver is prefetch.call and not op.call.lpar and \
-                        "\n" not in ctx.model.module.code_for_node(op.call):
+                if receiver is prefetch.call:
                     fix = swap_adjacent(op.call, Applicability.UNSAFE, ctx.model.module)
                 ctx.report(
                     op.name_node,

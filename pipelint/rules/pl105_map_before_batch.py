@@ -1,11 +1,10 @@
 from __future__ import annotations
 
-from collections.abc import Callable
 
 import libcst as cst
 
 from pipelint.diagnostics import Severity
-from pipelint.pipeline import Op, Origin
+from pipelint.pipeline import Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 # Calls whose result depends on the element's shape: moving them after `batch` changes them.
@@ -90,55 +89,6 @@ def _vectorizable(ctx: RuleContext, op: Op) -> bool:
     return not visitor.found
 
 
-class _LocalBindings(cst.CSTVisitor):
-    """Names assigned from a class of this module (`p = Pipeline.from_files(...)`, `p = Pipeline()`)."""
-
-    def __init__(self, classes: set[str]) -> None:
-        self.classes = classes
-        self.names: set[str] = set()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if _rooted_in(node.value, self.classes):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    self.names.add(target.target.value)
-
-
-def _rooted_in(expr: cst.BaseExpression, classes: set[str]) -> bool:
-    """`Cls(...)`, `Cls.make(...)`, `Cls(...).method(...)`: an expression built from a local class."""
-    while True:
-        if isinstance(expr, cst.Call):
-            expr = expr.func
-        elif isinstance(expr, cst.Attribute):
-            expr = expr.value
-        else:
-            break
-    return isinstance(expr, cst.Name) and expr.value in classes
-
-
-def _local_instances(ctx: RuleContext) -> Callable[[Origin], bool]:
-    """A test for "unknown" origins that are really objects of a class defined in this module.
-
-    The model takes a chain using a tf.data-only method name (`prefetch`, `unbatch`,
-    `interleave`...) as evidence of a dataset even when its root is a local lookalike class.
-    """
-    classes = {c.name.value for c in ctx.model.classes}
-    if not classes:
-        return lambda origin: False
-    bindings = _LocalBindings(classes)
-    ctx.model.module.visit(bindings)
-
-    def test(origin: Origin) -> bool:
-        if origin.kind != "unknown":
-            return False
-        node = origin.node
-        if isinstance(node, cst.Name) and node.value in bindings.names:
-            return True
-        return isinstance(node, cst.BaseExpression) and _rooted_in(node, classes)
-
-    return test
-
-
 class MapBeforeBatch(Rule):
     code = "PL105"
     name = "map-before-batch"
@@ -205,11 +155,8 @@ the author.
 
     def check(self, ctx: RuleContext) -> None:
         reported: set[int] = set()
-        local_instance = _local_instances(ctx)
         for site in ctx.model.ops("batch"):
             for prefix in site.prefixes:
-                if local_instance(prefix.origin):
-                    continue
                 ops = prefix.all_ops()
                 while ops and ops[-1].name in _AGNOSTIC:
                     ops = ops[:-1]
