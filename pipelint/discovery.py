@@ -21,9 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from pipelint.config import Settings, SettingsResolver
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 __all__ = ["PYTHON_SUFFIXES", "Discovery", "discover"]
 
@@ -55,6 +58,8 @@ class _GitIgnores:
         spec = None
         if any(line.strip() and not line.lstrip().startswith("#") for line in lines):
             try:
+                from pathspec import GitIgnoreSpec  # imported only where a .gitignore exists
+
                 spec = GitIgnoreSpec.from_lines(lines)
             except ValueError:  # pragma: no cover - pathspec rejects only pathological lines
                 spec = GitIgnoreSpec.from_lines(
@@ -113,6 +118,8 @@ class _GitIgnores:
 
 
 def _valid_line(line: str) -> bool:
+    from pathspec import GitIgnoreSpec
+
     try:
         GitIgnoreSpec.from_lines([line])
     except ValueError:

@@ -13,7 +13,6 @@ import os
 import re
 import tokenize
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -282,6 +281,8 @@ def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | N
     if jobs <= 1 or len(tasks) < _MIN_FILES_FOR_POOL:
         results = [_check_task(task) for task in tasks]
     else:
+        from concurrent.futures import ProcessPoolExecutor  # costs ~0.1 s to import: only when used
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(_check_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
     return sorted(results, key=lambda r: r.path)

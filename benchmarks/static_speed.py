@@ -1,0 +1,685 @@
+"""Wall-clock speed of `pipelint check` next to Fixit and ruff, on the same files, in one run.
+
+Fixit (`fixit lint`) is the closest peer: it is also built on libcst and runs every rule in one
+traversal per file with a process pool. ruff (`--select ALL`) is the speed reference. For each
+corpus the three tools are run as subprocesses, alternating (pipelint, fixit, ruff, pipelint, ...)
+so that background load hits them alike, and the best of N wall-clock runs of each is kept.
+
+Corpora (found from the installed packages, no import of TensorFlow needed):
+
+* ``keras``       the installed ``keras`` package directory
+* ``tensorflow``  the installed ``tensorflow/python`` directory
+* ``examples``    this repository's ``examples/``
+* any other value of ``--corpus`` is taken as a directory path
+
+Every corpus is first copied (its ``.py`` files only, relative paths kept) into a temporary
+directory, so that no tool's default excludes (``site-packages``, ``.venv``, ``build``...) or
+stray config files hide or change files, and all three tools see exactly the same files. The
+script checks that: ruff's ``--show-files`` count, the ``tests`` count of one untimed
+``pipelint --output-format junit`` run, and Fixit's own "N files checked" line must all equal the
+number of copied files (a mismatch is printed as a warning).
+
+Commands timed (cwd = the temporary directory, CORPUS = the copied corpus):
+
+    python -m pipelint check CORPUS --select ALL --output-format concise --exit-zero -q
+    fixit -c TMP/fixit.toml lint CORPUS        # built-in rules: enable = ["fixit.rules"], root = true
+    ruff check --select ALL --no-cache --exit-zero -q --isolated --output-format concise CORPUS
+
+Fixit's exit code (0 clean, 1 violations) and its summary line are checked so that a run which
+lints nothing cannot pass for a fast one. Fixit is very slow on large corpora: a run longer than
+``--fixit-timeout`` is killed, reported as "> T s", and its ratio to pipelint is a lower bound
+(labelled as such); later Fixit runs on that corpus are skipped.
+
+Then a single-file check (``pipelint check FILE``, best of ``--single-repeat``, default 5) is
+timed against the 0.3 s target, with Fixit and ruff on the same file for context.
+
+Targets reported as met / not met: pipelint at least 9x faster than Fixit, and within 10x of ruff
+``--select ALL``, on each corpus; a single file in under 0.3 s.
+
+    python benchmarks/static_speed.py                                  # keras, tensorflow, examples
+    python benchmarks/static_speed.py --corpus keras --corpus examples
+    python benchmarks/static_speed.py --corpus tensorflow --repeat 1 --fixit-timeout 900
+    python benchmarks/static_speed.py --quick                          # every 10th file: smoke run
+    python benchmarks/static_speed.py --json speed.json --markdown speed.md
+
+Wall-clock numbers depend on the cores and on whatever else runs on the machine; the report
+prints the core count and the load average before and after each corpus.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TOOLS = ("pipelint", "fixit", "ruff")
+FIXIT_VS_PIPELINT_TARGET = 9.0  # pipelint must be at least this many times faster than Fixit
+PIPELINT_VS_RUFF_TARGET = 10.0  # pipelint may be at most this many times slower than ruff
+SINGLE_FILE_TARGET_S = 0.3
+
+FIXIT_TOML = """\
+# Written by benchmarks/static_speed.py: Fixit's built-in rules, no config above this file.
+[tool.fixit]
+root = true
+enable = ["fixit.rules"]
+"""
+
+# A realistic training script, used for the single-file timing when examples/ has none.
+GENERATED_SCRIPT = '''\
+"""Train a small image classifier from a directory of JPEGs."""
+import argparse
+
+import tensorflow as tf
+from tensorflow import keras
+
+AUTOTUNE = tf.data.AUTOTUNE
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", default="data/train/*.jpg")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--batch-size", type=int, default=64)
+    return parser.parse_args()
+
+
+def decode(path):
+    label = tf.strings.to_number(tf.strings.split(path, "_")[-2])
+    image = tf.io.decode_jpeg(tf.io.read_file(path), channels=3)
+    image = tf.image.resize(image, (224, 224)) / 255.0
+    return image, label
+
+
+def augment(image, label):
+    image = tf.image.random_flip_left_right(image)
+    image = tf.image.random_brightness(image, 0.1)
+    return image, label
+
+
+def make_dataset(pattern, batch_size, training):
+    files = tf.data.Dataset.list_files(pattern, shuffle=training)
+    ds = files.map(decode)
+    ds = ds.cache()
+    if training:
+        ds = ds.map(augment).shuffle(1000).repeat()
+    ds = ds.batch(batch_size)
+    return ds
+
+
+def build_model():
+    base = keras.applications.MobileNetV2(include_top=False, input_shape=(224, 224, 3))
+    base.trainable = False
+    inputs = keras.Input((224, 224, 3))
+    x = base(inputs, training=False)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    outputs = keras.layers.Dense(10)(x)
+    return keras.Model(inputs, outputs)
+
+
+def main():
+    args = parse_args()
+    train = make_dataset(args.data, args.batch_size, training=True)
+    val = make_dataset(args.data.replace("train", "val"), args.batch_size, training=False)
+    model = build_model()
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-3),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    model.fit(train, validation_data=val, epochs=args.epochs, steps_per_epoch=200)
+    model.save("model.keras")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+_FIXIT_SUMMARY = re.compile(r"(\d+) files? (?:checked|clean)")
+_FIXIT_FINDING = re.compile(r"^\S.*@\d+:\d+ ", re.MULTILINE)
+_CONCISE_FINDING = re.compile(r"^\S.*?:\d+:\d+: ", re.MULTILINE)
+_JUNIT_TESTS = re.compile(r'<testsuite\b[^>]*\btests="(\d+)"')
+
+
+# --------------------------------------------------------------------------------------------
+# corpora
+
+
+def _package_dir(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)  # locates the package without importing it
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def locate_corpus(name: str) -> Path:
+    if name == "keras":
+        found = _package_dir("keras")
+    elif name in ("tensorflow", "tf", "tensorflow/python"):
+        base = _package_dir("tensorflow")
+        found = base / "python" if base else None
+    elif name == "examples":
+        found = REPO / "examples"
+    else:
+        found = Path(name)
+    if found is None or not found.is_dir():
+        raise SystemExit(f"corpus {name!r}: no such directory (is the package installed?)")
+    return found
+
+
+def corpus_label(name: str) -> str:
+    if name in ("tensorflow", "tf", "tensorflow/python"):
+        return "tensorflow/python"
+    if name in ("keras", "examples"):
+        return name
+    return Path(name).name or name
+
+
+def python_files(root: Path) -> list[Path]:
+    """Relative paths of the .py files under root, sorted; caches and hidden dirs skipped."""
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
+        for fn in filenames:
+            if fn.endswith(".py"):
+                out.append(Path(dirpath, fn).relative_to(root))
+    out.sort(key=lambda p: p.as_posix())
+    return out
+
+
+def copy_corpus(src: Path, dest: Path, every: int) -> tuple[int, int, int]:
+    """Copy every `every`-th .py file of src (sorted order) into dest; return files, lines, bytes."""
+    files = python_files(src)[::every]
+    lines = size = 0
+    for rel in files:
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = (src / rel).read_bytes()
+        target.write_bytes(data)
+        lines += data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+        size += len(data)
+    return len(files), lines, size
+
+
+# --------------------------------------------------------------------------------------------
+# running the tools
+
+
+def _exe(name: str) -> list[str]:
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which(name)
+    if found:
+        return [found]
+    return [sys.executable, "-m", name]
+
+
+def command(tool: str, target: str, workdir: Path) -> list[str]:
+    if tool == "pipelint":
+        return [sys.executable, "-m", "pipelint", "check", target, "--select", "ALL",
+                "--output-format", "concise", "--exit-zero", "-q"]
+    if tool == "fixit":
+        return [*_exe("fixit"), "-c", str(workdir / "fixit.toml"), "lint", target]
+    if tool == "ruff":
+        return [*_exe("ruff"), "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q",
+                "--isolated", "--output-format", "concise", target]
+    raise ValueError(tool)
+
+
+OK_CODES = {"pipelint": (0, 1), "fixit": (0, 1), "ruff": (0, 1)}
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("FORCE_COLOR", None)
+    env["NO_COLOR"] = "1"
+    env["PYTHONWARNINGS"] = "ignore"
+    return env
+
+
+@dataclass
+class Run:
+    seconds: float
+    returncode: int | None  # None: killed at the timeout
+    stdout: str
+    stderr: str
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+def run_timed(cmd: list[str], cwd: Path, timeout: float, outdir: Path, tag: str) -> Run:
+    """Run cmd with stdout/stderr to files (so that output size does not distort the pipe)."""
+    out_path, err_path = outdir / f"{tag}.out", outdir / f"{tag}.err"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                env=_env(), start_new_session=True)
+        try:
+            code: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+            try:  # the tool's own process group: its worker processes go with it
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+        seconds = time.perf_counter() - start
+    return Run(seconds, code,
+               out_path.read_text(errors="replace"), err_path.read_text(errors="replace"))
+
+
+def count_findings(tool: str, stdout: str) -> int:
+    if tool == "fixit":
+        return len(_FIXIT_FINDING.findall(stdout))
+    return len(_CONCISE_FINDING.findall(stdout))
+
+
+@dataclass
+class ToolResult:
+    tool: str
+    command: list[str]
+    runs: list[float] = field(default_factory=list)  # seconds of the completed runs
+    timed_out: bool = False  # some run hit the timeout
+    timeout_s: float | None = None
+    skipped_runs: int = 0
+    findings: int | None = None
+    files_seen: int | None = None  # how many files the tool says it checked
+    returncodes: list[int | None] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def best(self) -> float | None:
+        return min(self.runs) if self.runs else None
+
+    @property
+    def lower_bound(self) -> float | None:
+        """Seconds known to be <= the true time: the best run, else the timeout."""
+        if self.runs:
+            return min(self.runs)
+        return self.timeout_s if self.timed_out else None
+
+    def shown(self) -> str:
+        if self.best is not None:
+            return f"{self.best:.2f}"
+        if self.timed_out:
+            return f"> {self.timeout_s:.0f}"
+        return "n/a"
+
+
+@dataclass
+class CorpusResult:
+    name: str
+    source: str
+    files: int
+    lines: int
+    sample_every: int
+    tools: dict[str, ToolResult] = field(default_factory=dict)
+    verified: dict[str, int | None] = field(default_factory=dict)
+    load_before: tuple[float, float, float] | None = None
+    load_after: tuple[float, float, float] | None = None
+
+    def fixit_ratio(self) -> tuple[float | None, bool]:
+        """Fixit seconds / pipelint seconds; True when it is only a lower bound (Fixit timed out)."""
+        p, f = self.tools.get("pipelint"), self.tools.get("fixit")
+        if not p or not f or p.best is None or f.lower_bound is None:
+            return None, False
+        return f.lower_bound / p.best, f.best is None
+
+    def ruff_ratio(self) -> float | None:
+        p, r = self.tools.get("pipelint"), self.tools.get("ruff")
+        if not p or not r or p.best is None or r.best is None:
+            return None
+        return p.best / r.best
+
+
+def verify_file_counts(workdir: Path, target: str, tools: list[str], timeout: float,
+                       outdir: Path) -> dict[str, int | None]:
+    """Untimed: how many files pipelint and ruff discover under target."""
+    seen: dict[str, int | None] = {}
+    if "ruff" in tools:
+        cmd = [*_exe("ruff"), "check", "--isolated", "--show-files", target]
+        run = run_timed(cmd, workdir, timeout, outdir, f"verify-ruff-{target}")
+        seen["ruff"] = sum(1 for line in run.stdout.splitlines() if line.strip().endswith(".py"))
+    if "pipelint" in tools:
+        cmd = [sys.executable, "-m", "pipelint", "check", target, "--select", "ALL",
+               "--output-format", "junit", "--exit-zero", "-q"]
+        run = run_timed(cmd, workdir, timeout, outdir, f"verify-pipelint-{target}")
+        match = _JUNIT_TESTS.search(run.stdout)
+        seen["pipelint"] = int(match.group(1)) if match else None
+    return seen
+
+
+def bench_corpus(name: str, source: Path, workdir: Path, args: argparse.Namespace,
+                 log) -> CorpusResult:
+    label = corpus_label(name)
+    target = re.sub(r"[^A-Za-z0-9_.-]+", "_", label)
+    dest = workdir / target
+    outdir = workdir / "_out"
+    outdir.mkdir(exist_ok=True)
+    files, lines, _ = copy_corpus(source, dest, args.sample_every)
+    result = CorpusResult(label, str(source), files, lines, args.sample_every)
+    log(f"\n== {label}: {files} files, {lines} lines"
+        + (f" (every {args.sample_every}th file of {source})" if args.sample_every > 1
+           else f" (copied from {source})"))
+    if files == 0:
+        log("   no .py files: skipped")
+        return result
+    result.load_before = os.getloadavg()
+
+    if not args.no_verify:
+        result.verified = verify_file_counts(workdir, target, args.tools, args.timeout, outdir)
+        for tool, seen in result.verified.items():
+            if seen != files:
+                log(f"   WARNING: {tool} discovers {seen} files, {files} were copied")
+
+    for tool in args.tools:
+        timeout = args.fixit_timeout if tool == "fixit" else args.timeout
+        result.tools[tool] = ToolResult(tool, command(tool, target, workdir), timeout_s=timeout)
+
+    for i in range(args.repeat):
+        for tool in args.tools:
+            res = result.tools[tool]
+            if tool == "fixit" and (res.timed_out or i >= args.fixit_repeat):
+                res.skipped_runs += 1
+                continue
+            run = run_timed(res.command, workdir, res.timeout_s, outdir, f"{target}-{tool}")
+            res.returncodes.append(run.returncode)
+            if run.timed_out:
+                res.timed_out = True
+                log(f"   {tool:8} run {i + 1}: > {res.timeout_s:.0f} s (killed at the timeout)")
+                continue
+            status = ""
+            if run.returncode not in OK_CODES[tool]:
+                tail = (run.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+                res.problems.append(f"exit {run.returncode}: {tail[:200]}")
+                status = f"  EXIT {run.returncode}: {tail[:120]}"
+            res.runs.append(run.seconds)
+            res.findings = count_findings(tool, run.stdout)
+            if tool == "fixit":
+                match = _FIXIT_SUMMARY.search(run.stderr)
+                res.files_seen = int(match.group(1)) if match else None
+                if res.files_seen != files:
+                    res.problems.append(f"Fixit reports {res.files_seen} files checked, "
+                                        f"{files} copied")
+                    status += f"  WARNING: Fixit checked {res.files_seen} of {files} files"
+            log(f"   {tool:8} run {i + 1}: {run.seconds:8.2f} s  "
+                f"({res.findings} findings){status}")
+    result.load_after = os.getloadavg()
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# single file
+
+
+@dataclass
+class SingleResult:
+    file: str
+    lines: int
+    tools: dict[str, ToolResult] = field(default_factory=dict)
+
+
+def pick_single_file(args: argparse.Namespace) -> tuple[str, str]:
+    """(display name, source text) of the file for the single-file timing."""
+    if args.single_file:
+        path = Path(args.single_file)
+        return str(path), path.read_text()
+    preferred = REPO / "examples" / "image_classifier.py"
+    if preferred.is_file():
+        return "examples/image_classifier.py", preferred.read_text()
+    candidates = sorted((REPO / "examples").glob("*.py"), key=lambda p: (-p.stat().st_size, p.name))
+    for path in candidates:
+        text = path.read_text()
+        if "tensorflow" in text or "keras" in text:
+            return f"examples/{path.name}", text
+    return "(generated training script)", GENERATED_SCRIPT
+
+
+def bench_single(workdir: Path, args: argparse.Namespace, log) -> SingleResult:
+    display, text = pick_single_file(args)
+    single_dir = workdir / "_single"
+    single_dir.mkdir()
+    (single_dir / "train.py").write_text(text)
+    outdir = workdir / "_out"
+    outdir.mkdir(exist_ok=True)
+    result = SingleResult(display, text.count("\n"))
+    log(f"\n== single file: {display} ({result.lines} lines), best of {args.single_repeat}")
+    for tool in args.tools:
+        cmd = command(tool, "train.py", workdir)
+        result.tools[tool] = ToolResult(tool, cmd, timeout_s=args.timeout)
+    for _ in range(args.single_repeat):
+        for tool in args.tools:
+            res = result.tools[tool]
+            run = run_timed(res.command, single_dir, args.timeout, outdir, f"single-{tool}")
+            res.returncodes.append(run.returncode)
+            if run.timed_out:
+                res.timed_out = True
+                continue
+            if run.returncode not in OK_CODES[tool]:
+                res.problems.append(f"exit {run.returncode}")
+            res.runs.append(run.seconds)
+            res.findings = count_findings(tool, run.stdout)
+    for tool, res in result.tools.items():
+        log(f"   {tool:8} {res.shown():>8} s  (runs: "
+            + ", ".join(f"{s:.3f}" for s in res.runs) + f"; {res.findings} findings)")
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# report
+
+
+def _fmt_rate(files: int, res: ToolResult | None) -> str:
+    if res is None:
+        return "n/a"
+    if res.best is not None:
+        rate = files / res.best
+        return f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+    if res.timed_out:
+        return f"< {files / res.timeout_s:.2g}"
+    return "n/a"
+
+
+def _cell(files: int, res: ToolResult | None) -> str:
+    if res is None:
+        return "–"
+    return f"{res.shown()} s ({_fmt_rate(files, res)} files/s)"
+
+
+def markdown(corpora: list[CorpusResult], single: SingleResult | None,
+             args: argparse.Namespace) -> str:
+    rows = [
+        ("| Corpus | Files | Lines | pipelint | Fixit | ruff `--select ALL` | Fixit / pipelint "
+         f"(target ≥ {FIXIT_VS_PIPELINT_TARGET:g}x) | pipelint / ruff "
+         f"(target ≤ {PIPELINT_VS_RUFF_TARGET:g}x) |"),
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in corpora:
+        if not c.tools:
+            continue
+        ratio, lower = c.fixit_ratio()
+        if ratio is None:
+            fixit_cell = "n/a"
+        else:
+            met = ratio >= FIXIT_VS_PIPELINT_TARGET
+            verdict = "met" if met else ("not shown (lower bound)" if lower else "not met")
+            fixit_cell = f"{'> ' if lower else ''}{ratio:.1f}x {verdict}"
+        rr = c.ruff_ratio()
+        ruff_cell = ("n/a" if rr is None else
+                     f"{rr:.1f}x {'met' if rr <= PIPELINT_VS_RUFF_TARGET else 'not met'}")
+        name = c.name + (f" (every {c.sample_every}th file)" if c.sample_every > 1 else "")
+        rows.append(f"| {name} | {c.files:,} | {c.lines:,} | {_cell(c.files, c.tools.get('pipelint'))} "
+                    f"| {_cell(c.files, c.tools.get('fixit'))} | {_cell(c.files, c.tools.get('ruff'))} "
+                    f"| {fixit_cell} | {ruff_cell} |")
+    out = "\n".join(rows)
+    if single is not None and "pipelint" in single.tools:
+        p = single.tools["pipelint"]
+        verdict = ("n/a" if p.best is None else
+                   ("met" if p.best < SINGLE_FILE_TARGET_S else "not met"))
+        out += ("\n\n| Single file | Lines | pipelint (target < "
+                f"{SINGLE_FILE_TARGET_S:g} s) | Fixit | ruff |\n|---|---:|---:|---:|---:|\n"
+                f"| {single.file} | {single.lines} | {p.shown()} s {verdict} | "
+                f"{single.tools['fixit'].shown() + ' s' if 'fixit' in single.tools else '–'} | "
+                f"{single.tools['ruff'].shown() + ' s' if 'ruff' in single.tools else '–'} |")
+    fixit_runs = (f"best of {min(args.repeat, args.fixit_repeat)}"
+                  if args.fixit_repeat < args.repeat else f"best of {args.repeat}")
+    out += (f"\n\nWall-clock seconds, best of {args.repeat} (Fixit: {fixit_runs}, killed after "
+            f"{args.fixit_timeout:g} s; \"> T\" means it was killed and the ratio is a lower bound), "
+            f"tools alternated, {os.cpu_count()} cores, Python {sys.version.split()[0]}.")
+    return out
+
+
+def versions() -> dict[str, str]:
+    out = {"python": sys.version.split()[0]}
+    for tool, cmd in (("pipelint", [sys.executable, "-m", "pipelint", "--version"]),
+                      ("fixit", [*_exe("fixit"), "--version"]),
+                      ("ruff", [*_exe("ruff"), "--version"])):
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                                  env=_env(), check=False)
+            out[tool] = (proc.stdout.strip() or proc.stderr.strip()).splitlines()[-1]
+        except (OSError, subprocess.SubprocessError, IndexError) as exc:
+            out[tool] = f"unknown ({exc.__class__.__name__})"
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", action="append", metavar="NAME",
+                        help="keras, tensorflow (= tensorflow/python), examples, or a directory; "
+                             "repeatable (default: keras, tensorflow, examples)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each tool; the best counts")
+    parser.add_argument("--fixit-repeat", type=int, default=None,
+                        help="at most this many Fixit runs per corpus (default: --repeat)")
+    parser.add_argument("--fixit-timeout", type=float, default=900.0,
+                        help="seconds after which a Fixit run is killed (default 900)")
+    parser.add_argument("--timeout", type=float, default=900.0,
+                        help="seconds after which a pipelint or ruff run is killed")
+    parser.add_argument("--tools", default=",".join(TOOLS),
+                        help="comma-separated subset of pipelint,fixit,ruff")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: every 10th file of each corpus, --repeat 1, "
+                             "--single-repeat 2")
+    parser.add_argument("--sample-every", type=int, default=None, metavar="K",
+                        help="keep every K-th file (sorted paths) of each corpus")
+    parser.add_argument("--single-file", help="file for the single-file timing "
+                        "(default: examples/image_classifier.py, else a generated script)")
+    parser.add_argument("--single-repeat", type=int, default=5)
+    parser.add_argument("--no-single", action="store_true", help="skip the single-file timing")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="skip the untimed file-discovery check of pipelint and ruff")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--markdown", metavar="PATH", help="also write the Markdown table")
+    parser.add_argument("--keep-temp", action="store_true",
+                        help="keep the temporary copies and tool outputs")
+    args = parser.parse_args(argv)
+
+    args.tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    unknown = [t for t in args.tools if t not in TOOLS]
+    if unknown:
+        parser.error(f"unknown tool(s): {', '.join(unknown)}")
+    if args.quick:
+        if args.sample_every is None:
+            args.sample_every = 10
+        if "--repeat" not in " ".join(argv if argv is not None else sys.argv[1:]):
+            args.repeat = 1
+        args.single_repeat = min(args.single_repeat, 2)
+    args.sample_every = max(1, args.sample_every or 1)
+    args.repeat = max(1, args.repeat)
+    args.fixit_repeat = args.repeat if args.fixit_repeat is None else max(1, args.fixit_repeat)
+    names = args.corpus or ["keras", "tensorflow", "examples"]
+    sources = [(name, locate_corpus(name)) for name in names]
+
+    def log(msg: str) -> None:
+        print(msg, flush=True)
+
+    info = versions()
+    log("static speed: " + ", ".join(f"{k} {v}" for k, v in info.items()))
+    log(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
+        f"{os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; repeat {args.repeat}, "
+        f"Fixit timeout {args.fixit_timeout:g} s")
+    workdir = Path(tempfile.mkdtemp(prefix="pipelint-speed-"))
+    (workdir / "fixit.toml").write_text(FIXIT_TOML)
+    corpora: list[CorpusResult] = []
+    single: SingleResult | None = None
+    try:
+        for name, source in sources:
+            corpora.append(bench_corpus(name, source, workdir, args, log))
+        if not args.no_single:
+            single = bench_single(workdir, args, log)
+    finally:
+        if args.keep_temp:
+            log(f"\ntemporary copies and outputs kept in {workdir}")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    log("\n== summary")
+    for c in corpora:
+        if not c.tools:
+            continue
+        log(f"{c.name}: {c.files} files, {c.lines} lines; load average "
+            f"{c.load_before[0]:.2f} -> {c.load_after[0]:.2f}" if c.load_before and c.load_after
+            else f"{c.name}: {c.files} files, {c.lines} lines")
+        for tool, res in c.tools.items():
+            log(f"   {tool:8} {res.shown():>9} s  {_fmt_rate(c.files, res):>9} files/s  "
+                f"{res.findings if res.findings is not None else '?'} findings"
+                + (f"  PROBLEMS: {'; '.join(sorted(set(res.problems)))}" if res.problems else ""))
+        ratio, lower = c.fixit_ratio()
+        if ratio is not None:
+            log(f"   Fixit / pipelint = {'> ' if lower else ''}{ratio:.1f}x "
+                f"({'lower bound, Fixit timed out; ' if lower else ''}target >= "
+                f"{FIXIT_VS_PIPELINT_TARGET:g}x: "
+                f"{'met' if ratio >= FIXIT_VS_PIPELINT_TARGET else ('unknown' if lower else 'NOT met')})")
+        rr = c.ruff_ratio()
+        if rr is not None:
+            log(f"   pipelint / ruff  = {rr:.1f}x (target <= {PIPELINT_VS_RUFF_TARGET:g}x: "
+                f"{'met' if rr <= PIPELINT_VS_RUFF_TARGET else 'NOT met'})")
+    if single is not None and "pipelint" in single.tools and single.tools["pipelint"].best is not None:
+        best = single.tools["pipelint"].best
+        log(f"single file {single.file}: pipelint {best:.3f} s (target < {SINGLE_FILE_TARGET_S:g} s: "
+            f"{'met' if best < SINGLE_FILE_TARGET_S else 'NOT met'})")
+
+    table = markdown(corpora, single, args)
+    log("\n" + table)
+    log("\ncommands (CORPUS = the copied corpus, run from the temporary directory):")
+    for tool in args.tools:
+        log("   " + " ".join(command(tool, "CORPUS", Path("TMP"))))
+    if args.markdown:
+        Path(args.markdown).write_text(table + "\n")
+    if args.json:
+        payload = {
+            "versions": info, "cores": os.cpu_count(), "repeat": args.repeat,
+            "fixit_repeat": args.fixit_repeat, "fixit_timeout_s": args.fixit_timeout,
+            "corpora": [
+                {**{k: v for k, v in asdict(c).items() if k != "tools"},
+                 "tools": {t: {**asdict(r), "best": r.best} for t, r in c.tools.items()},
+                 "fixit_over_pipelint": c.fixit_ratio()[0],
+                 "fixit_ratio_is_lower_bound": c.fixit_ratio()[1],
+                 "pipelint_over_ruff": c.ruff_ratio()}
+                for c in corpora],
+            "single_file": None if single is None else {
+                "file": single.file, "lines": single.lines,
+                "tools": {t: {**asdict(r), "best": r.best} for t, r in single.tools.items()}},
+        }
+        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
