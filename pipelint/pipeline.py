@@ -247,6 +247,7 @@ class Consumer:
     value: DatasetValue
     argument: cst.BaseExpression | None = None  # the expression that carried the dataset
     function: str | None = None  # for `return`: the enclosing function's name
+    loops: tuple[cst.CSTNode, ...] = ()  # loops around the consumer (a `for` consumer excluded)
 
 
 @dataclass(eq=False)
@@ -255,6 +256,13 @@ class CompileSite:
     model: ObjectValue | None
     optimizer: ObjectValue | None
     loops: tuple[cst.CSTNode, ...]
+    #: For each `if`/`match` around the call, which arm it is in: two calls in different arms
+    #: of one statement never both run.
+    arms: tuple[tuple[cst.CSTNode, int], ...] = ()
+
+    def exclusive_with(self, other: "CompileSite") -> bool:
+        mine = dict(self.arms)
+        return any(owner in mine and mine[owner] != arm for owner, arm in other.arms)
 
 
 @dataclass(eq=False)
@@ -366,6 +374,7 @@ class _Frame:
     cls: cst.ClassDef | None
     locals_defs: dict[str, cst.FunctionDef]
     loops: tuple[cst.CSTNode, ...] = ()
+    arms: tuple[tuple[cst.CSTNode, int], ...] = ()
     branch_depth: int = 0
     returns: list[object] = field(default_factory=list)
     inlined: bool = False
@@ -394,6 +403,7 @@ class PipelineModel:
         self._evidence_roots: set[cst.BaseExpression] = set()
         self._local_class_names: set[str] = set()
         self._module_frame: _Frame | None = None
+        self._frame: _Frame | None = None  # the frame being interpreted, for consumer context
 
     # ---- public queries -------------------------------------------------------------------
     @classmethod
@@ -474,6 +484,7 @@ class PipelineModel:
             self._run_statement(stmt, frame)
 
     def _run_statement(self, stmt: cst.CSTNode, frame: _Frame) -> None:
+        self._frame = frame
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self._run_small(small, frame)
@@ -504,7 +515,8 @@ class PipelineModel:
             self._run_block(_block_body(stmt.body), frame)
         elif isinstance(stmt, cst.Match):
             self._eval(stmt.subject, frame)
-            self._run_branches([case.body for case in stmt.cases], frame, exhaustive=False)
+            self._run_branches([_block_body(case.body) for case in stmt.cases], frame,
+                               exhaustive=False, owner=stmt)
 
     def _run_small(self, small: cst.BaseSmallStatement, frame: _Frame) -> None:
         if isinstance(small, (cst.Import, cst.ImportFrom)):
@@ -527,10 +539,7 @@ class PipelineModel:
                 frame.returns.append(value)
                 if not frame.inlined and frame.function is not None:
                     for dataset in _datasets_in(value):
-                        self.consumers.append(
-                            Consumer("return", small, dataset, small.value,
-                                     function=frame.function.name.value)
-                        )
+                        self._consume("return", small, dataset, small.value, function=frame.function.name.value)
         elif isinstance(small, (cst.Raise, cst.Assert, cst.Del)):
             for child in small.children:
                 if isinstance(child, cst.BaseExpression):
@@ -559,16 +568,21 @@ class PipelineModel:
                 blocks.append(_block_body(orelse.body))
                 exhaustive = True
                 orelse = None
-        self._run_branches(blocks, frame, exhaustive)
+        self._run_branches(blocks, frame, exhaustive, owner=stmt)
 
-    def _run_branches(self, blocks: list, frame: _Frame, exhaustive: bool) -> None:
+    def _run_branches(self, blocks: list, frame: _Frame, exhaustive: bool,
+                      owner: cst.CSTNode | None = None) -> None:
         before = frame.env
+        arms = frame.arms
         results = []
         frame.branch_depth += 1
-        for block in blocks:
+        for index, block in enumerate(blocks):
             frame.env = dict(before)
+            if owner is not None:
+                frame.arms = arms + ((owner, index),)
             self._run_block(block, frame)
             results.append(frame.env)
+        frame.arms = arms
         frame.branch_depth -= 1
         if not exhaustive:
             results.append(before)
@@ -609,6 +623,7 @@ class PipelineModel:
         frame = _Frame(env=env, function=func, cls=cls, locals_defs=dict(outer.locals_defs))
         self._collect_nested(func, frame)
         self._run_block(_block_body(func.body), frame)
+        self._frame = outer
 
     def _collect_nested(self, func: cst.FunctionDef, frame: _Frame) -> None:
         for stmt in _block_body(func.body):
@@ -736,8 +751,16 @@ class PipelineModel:
                 if hasattr(element, "value"):
                     self._eval(element.value, frame)
             return
-        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-                             cst.Ellipsis, cst.Imaginary)):
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    self._eval(part.expression, frame)
+            return
+        if isinstance(node, cst.ConcatenatedString):
+            self._eval(node.left, frame)
+            self._eval(node.right, frame)
+            return
+        if isinstance(node, (cst.SimpleString, cst.Ellipsis, cst.Imaginary)):
             return
         for child in node.children:
             if isinstance(child, cst.BaseExpression):
@@ -770,7 +793,7 @@ class PipelineModel:
                 if name == "iter":
                     for value in arg_values:
                         for dataset in _datasets_in(value):
-                            self.consumers.append(Consumer("iter", call, dataset, call.args[0].value))
+                            self._consume("iter", call, dataset, call.args[0].value)
                 if name == "enumerate" and arg_values and isinstance(arg_values[0], DatasetValue):
                     return arg_values[0]
                 return None
@@ -799,7 +822,7 @@ class PipelineModel:
             self._record_compile(call, receiver_value, arg_values, frame)
         elif method == "experimental_distribute_dataset" and arg_values:
             for dataset in _datasets_in(arg_values[0]):
-                self.consumers.append(Consumer("distribute", call, dataset, call.args[0].value))
+                self._consume("distribute", call, dataset, call.args[0].value)
             return arg_values[0] if isinstance(arg_values[0], DatasetValue) else None
         else:
             self._called_names.add(method)
@@ -947,9 +970,14 @@ class PipelineModel:
         return DatasetValue(tuple(paths[:MAX_PATHS]))
 
     # ---- consumers ------------------------------------------------------------------------
+    def _consume(self, kind: str, node: cst.CSTNode, value: DatasetValue,
+                 argument: cst.BaseExpression | None, function: str | None = None) -> None:
+        loops = self._frame.loops if self._frame is not None else ()
+        self.consumers.append(Consumer(kind, node, value, argument, function, loops))
+
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:
         for dataset in _datasets_in(value):
-            self.consumers.append(Consumer("for", stmt, dataset, iter_expr))
+            self._consume("for", stmt, dataset, iter_expr)
 
     def _record_training_call(self, call: cst.Call, method: str, arg_values: list[object]) -> None:
         for arg, value in zip(call.args, arg_values):
@@ -957,9 +985,9 @@ class PipelineModel:
             if keyword in (None, "x") and isinstance(value, DatasetValue):
                 if keyword is None and arg is not next((a for a in call.args if a.keyword is None), None):
                     continue
-                self.consumers.append(Consumer(method, call, value, arg.value))
+                self._consume(method, call, value, arg.value)
             elif keyword == "validation_data" and isinstance(value, DatasetValue):
-                self.consumers.append(Consumer("validation", call, value, arg.value))
+                self._consume("validation", call, value, arg.value)
 
     def _record_compile(self, call: cst.Call, receiver: object, arg_values: list[object],
                         frame: _Frame) -> None:
@@ -970,7 +998,7 @@ class PipelineModel:
             if isinstance(value, ObjectValue):
                 optimizer = value
         model = receiver if isinstance(receiver, ObjectValue) else None
-        self.compiles.append(CompileSite(call, model, optimizer, frame.loops))
+        self.compiles.append(CompileSite(call, model, optimizer, frame.loops, frame.arms))
 
     # ---- helpers called with datasets -----------------------------------------------------
     def _inline(self, helper: cst.FunctionDef, call: cst.Call, arg_values: list[object],
@@ -996,13 +1024,15 @@ class PipelineModel:
                 else:
                     env[param.name.value] = self._parameter_value(param)
         inner = _Frame(env=env, function=helper, cls=cls, locals_defs=dict(frame.locals_defs),
-                       loops=frame.loops, branch_depth=frame.branch_depth, inlined=True)
+                       loops=frame.loops, arms=frame.arms, branch_depth=frame.branch_depth,
+                       inlined=True)
         self._collect_nested(helper, inner)
         self._inline_stack.append(helper)
         try:
             self._run_block(_block_body(helper.body), inner)
         finally:
             self._inline_stack.pop()
+            self._frame = frame
         result: object = None
         for value in inner.returns:
             result = _merge_values(result, value)

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
 from pipelint.pipeline import Op, Path
@@ -21,26 +20,6 @@ def _cache_before(path: Path) -> Op | None:
         if op.name not in _ONE_TO_ONE:
             return None
     return None
-
-
-class _LoopFinder(cst.CSTVisitor):
-    """Which of the given nodes sit inside a `for`/`while` loop (loops nested in functions count)."""
-
-    def __init__(self, targets: set[cst.CSTNode]) -> None:
-        self.targets = targets
-        self.depth = 0
-        self.in_loop: set[cst.CSTNode] = set()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node in self.targets and self.depth:
-            self.in_loop.add(node)
-        if isinstance(node, (cst.For, cst.While)):
-            self.depth += 1
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, (cst.For, cst.While)):
-            self.depth -= 1
 
 
 class CacheThenTake(Rule):
@@ -118,15 +97,10 @@ elements come out, but a file-backed cache then holds only `k` elements and must
                 candidates.append((site.op, cache, [p for p, c in caches if c is cache]))
         if not candidates:
             return
-        in_loop: set[cst.CSTNode] | None = None
         for take, cache, paths in candidates:
             if not self._read_repeatedly(model, take):
                 consumers = self._consumers_of(model, take)
-                if in_loop is None:
-                    finder = _LoopFinder({c.node for c in model.consumers})
-                    model.module.visit(finder)
-                    in_loop = finder.in_loop
-                if consumers and all(c.node not in in_loop for c in consumers):
+                if consumers and all(not c.loops for c in consumers):
                     continue  # a one-off read (a peek, one evaluation): the partial cache is harmless
             fix = None
             if take.receiver is cache.call and len(paths) == len(model.op_sites[take.call].prefixes):

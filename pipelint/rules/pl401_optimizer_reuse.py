@@ -52,33 +52,6 @@ def _is_stateful_optimizer(value: ObjectValue, model: PipelineModel) -> bool:
     return False
 
 
-class _Parents(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        for child in node.children:
-            self.parents[child] = node
-        return True
-
-
-def _arm_path(node: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> dict[cst.CSTNode, int]:
-    """For each `if`/`match` above `node`: which arm holds it (0 = body, 1 = else/elif, n = case)."""
-    arms: dict[cst.CSTNode, int] = {}
-    child = node
-    parent = parents.get(child)
-    while parent is not None:
-        if isinstance(parent, cst.If):
-            if child is parent.body:
-                arms[parent] = 0
-            elif child is parent.orelse:
-                arms[parent] = 1
-        elif isinstance(parent, cst.Match) and child in parent.cases:
-            arms[parent] = parent.cases.index(child)
-        child, parent = parent, parents.get(parent)
-    return arms
-
-
 class OptimizerReuse(Rule):
     code = "PL401"
     name = "optimizer-reuse"
@@ -193,22 +166,12 @@ No automatic fix.
                  and _is_stateful_optimizer(s.optimizer, model)]
         if not sites:
             return
-        parents: dict[cst.CSTNode, cst.CSTNode] | None = None
         reported: set[cst.Call] = set()
-
-        def exclusive(a: cst.Call, b: cst.Call) -> bool:
-            nonlocal parents
-            if parents is None:
-                collector = _Parents()
-                model.module.visit(collector)
-                parents = collector.parents
-            arms_a, arms_b = _arm_path(a, parents), _arm_path(b, parents)
-            return any(arms_b.get(branch, arm) != arm for branch, arm in arms_a.items())
 
         for index, site in enumerate(sites):
             if site.call in reported:
                 continue
-            message = self._shared_with_other_model(site, sites[:index], exclusive, model)
+            message = self._shared_with_other_model(site, sites[:index], model)
             if message is None:
                 message = self._loop_reuse(site, model)
             if message is None:
@@ -218,12 +181,12 @@ No automatic fix.
             ctx.report(arg.value if arg is not None else site.call, message)
 
     @staticmethod
-    def _shared_with_other_model(site: CompileSite, earlier: list[CompileSite], exclusive,
+    def _shared_with_other_model(site: CompileSite, earlier: list[CompileSite],
                                  model: PipelineModel) -> str | None:
         for other in earlier:
             if other.optimizer is not site.optimizer or other.model is site.model:
                 continue
-            if other.call is not site.call and exclusive(other.call, site.call):
+            if other.call is not site.call and other.exclusive_with(site):
                 continue
             opt = _name_of(site, model)
             first = _receiver(other, model)

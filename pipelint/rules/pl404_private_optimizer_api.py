@@ -42,32 +42,6 @@ def _defines_optimizer(cls: cst.ClassDef, model: PipelineModel) -> bool:
     return any(method in _PRIVATE for method in model.methods.get(cls, {}))
 
 
-class _FormattedStringCalls(cst.CSTVisitor):
-    """Calls inside f-strings, with their enclosing class: the pipeline model does not record
-    them (`f"lr {opt._decayed_lr(tf.float32):.5f}"` is the classic logging line)."""
-
-    def __init__(self) -> None:
-        self.classes: list[cst.ClassDef] = []
-        self.depth = 0
-        self.found: list[tuple[cst.Call, cst.ClassDef | None]] = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.classes.append(node)
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self.classes.pop()
-
-    def visit_FormattedString(self, node: cst.FormattedString) -> None:
-        self.depth += 1
-
-    def leave_FormattedString(self, original_node: cst.FormattedString) -> None:
-        self.depth -= 1
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.depth:
-            self.found.append((node, self.classes[-1] if self.classes else None))
-
-
 class PrivateOptimizerApi(Rule):
     code = "PL404"
     name = "private-optimizer-api"
@@ -139,11 +113,6 @@ No automatic fix.
         if not _imports_keras(model):
             return
         calls = [(site.call, site.in_class) for site in model.calls if site.qualified_name is None]
-        # Only files naming a private optimizer method get here (`triggers`), so the extra
-        # traversal for f-strings is rare.
-        strings = _FormattedStringCalls()
-        model.module.visit(strings)
-        calls += strings.found
         seen: set[cst.Call] = set()
         for call, in_class in calls:
             func = call.func
