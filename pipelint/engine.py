@@ -170,7 +170,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     except RecursionError:
         return [_engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")]
     try:
-        model = PipelineModel.build(module)
+        model = PipelineModel.build(module, source)
     except Exception as error:  # noqa: BLE001 - any bug becomes a PL000, never a traceback
         return [_engine_diagnostic(path, "PL000", f"pipeline model failed: {type(error).__name__}: {error}")]
     findings: list[tuple[Rule, Finding]] = []

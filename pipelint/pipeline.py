@@ -106,8 +106,9 @@ TFDATA_ONLY_METHODS = frozenset(
 # Every dataset the model can recognise needs one of these words in the source: a constructor
 # (`Dataset`, `*_dataset_from_directory`, `tfds`), tf.data-only evidence, or an annotation.
 DATASET_TRIGGERS = (
-    "Dataset", "dataset", "tfds", "AUTOTUNE", "prefetch", "interleave", "unbatch", "with_options",
-    "padded_batch", "ragged_batch", "bucket_by_sequence_length",
+    "Dataset", "dataset_from_", "as_dataset", "make_csv_dataset", "make_batched_features_dataset",
+    "tensorflow_datasets", "tfds", "AUTOTUNE", ".prefetch(", ".interleave(", ".unbatch(",
+    ".with_options(", ".padded_batch(", ".ragged_batch(", "bucket_by_sequence_length",
 )
 TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
@@ -403,12 +404,14 @@ class PipelineModel:
         self._evidence_roots: set[cst.BaseExpression] = set()
         self._local_class_names: set[str] = set()
         self._module_frame: _Frame | None = None
+        self._source: str | None = None
         self._frame: _Frame | None = None  # the frame being interpreted, for consumer context
 
     # ---- public queries -------------------------------------------------------------------
     @classmethod
-    def build(cls, module: cst.Module) -> "PipelineModel":
+    def build(cls, module: cst.Module, source: str | None = None) -> "PipelineModel":
         model = cls(module)
+        model._source = source
         model._collect_definitions(module.body, None)
         top = _Frame(env={}, function=None, cls=None, locals_defs=dict(model.functions))
         model._module_frame = top
@@ -420,6 +423,13 @@ class PipelineModel:
             if not (c.kind == "return" and c.function in model._called_names)
         ]
         return model
+
+    @property
+    def source(self) -> str:
+        """The module's text (given by the engine; regenerating it from the tree is slow)."""
+        if self._source is None:
+            self._source = self.module.code
+        return self._source
 
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
         return self.imports.resolve(expr)

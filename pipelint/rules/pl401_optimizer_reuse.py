@@ -58,7 +58,7 @@ class OptimizerReuse(Rule):
     severity = Severity.ERROR
     summary = "One optimizer instance is compiled into two different Keras models."
     fixable = None
-    triggers = ("compile",)
+    triggers = ("optimizers",)  # an optimizer object must be built for one to be reused
     docs = """\
 ## What it does
 Flags `model.compile(optimizer=opt)` when the same optimizer object `opt` was already compiled into

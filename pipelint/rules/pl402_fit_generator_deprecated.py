@@ -27,7 +27,7 @@ class FitGeneratorDeprecated(Rule):
     severity = Severity.WARNING
     summary = "`fit_generator`/`evaluate_generator`/`predict_generator` were removed in Keras 3."
     fixable = Applicability.UNSAFE
-    triggers = ("_generator",)
+    triggers = ("fit_generator", "evaluate_generator", "predict_generator")
     docs = """\
 ## What it does
 Flags calls to `model.fit_generator(...)`, `model.evaluate_generator(...)` and

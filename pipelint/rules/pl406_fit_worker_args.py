@@ -16,7 +16,7 @@ def _keras3_module(model: PipelineModel) -> bool:
     roots = {full.split(".", 1)[0] for full in model.imports.names.values()}
     if "tf_keras" in roots or not roots & {"tensorflow", "keras"}:
         return False
-    return "TF_USE_LEGACY_KERAS" not in model.module.code
+    return "TF_USE_LEGACY_KERAS" not in model.source
 
 
 class FitWorkerArgs(Rule):

@@ -13,7 +13,7 @@ def _keras3_module(model: PipelineModel) -> bool:
     roots = {full.split(".", 1)[0] for full in model.imports.names.values()}
     if "tf_keras" in roots or not roots & {"tensorflow", "keras"}:
         return False
-    return "TF_USE_LEGACY_KERAS" not in model.module.code
+    return "TF_USE_LEGACY_KERAS" not in model.source
 
 
 def _is_pydataset_base(name: str | None) -> bool:

@@ -55,7 +55,7 @@ class DeprecatedTfdataApi(Rule):
     severity = Severity.WARNING
     summary = "Deprecated `tf.data.experimental` transformation or `Options` attribute with a stable replacement."
     fixable = Applicability.SAFE
-    triggers = ("experimental",)
+    triggers = ("data.experimental", "experimental_deterministic", "experimental_threading")
     docs = """\
 ## What it does
 Flags calls to `tf.data.experimental` endpoints that TensorFlow marks deprecated in favour of a
