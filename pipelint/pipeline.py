@@ -405,6 +405,11 @@ class PipelineModel:
         self._local_class_names: set[str] = set()
         self._module_frame: _Frame | None = None
         self._source: str | None = None
+        #: The top-level statement holding each node rules report (calls, their names and
+        #: arguments, definitions, loops, returns), so that the engine can compute positions
+        #: for just those statements instead of the whole module.
+        self.statement_of: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._top: cst.CSTNode | None = None
         self._frame: _Frame | None = None  # the frame being interpreted, for consumer context
 
     # ---- public queries -------------------------------------------------------------------
@@ -415,7 +420,9 @@ class PipelineModel:
         model._collect_definitions(module.body, None)
         top = _Frame(env={}, function=None, cls=None, locals_defs=dict(model.functions))
         model._module_frame = top
-        model._run_block(module.body, top)
+        for stmt in module.body:
+            model._top = stmt
+            model._run_statement(stmt, top)
         # A dataset returned from a function that this module itself calls is not handed to an
         # unknown caller: the call site was interpreted and its consumers recorded there.
         model.consumers = [
@@ -493,8 +500,17 @@ class PipelineModel:
         for stmt in body:
             self._run_statement(stmt, frame)
 
+    def _locate(self, *nodes: cst.CSTNode) -> None:
+        top = self._top
+        for node in nodes:
+            self.statement_of[node] = top
+
     def _run_statement(self, stmt: cst.CSTNode, frame: _Frame) -> None:
         self._frame = frame
+        if not frame.inlined:
+            self._locate(stmt)
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                self._locate(stmt.name)
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self._run_small(small, frame)
@@ -544,6 +560,8 @@ class PipelineModel:
         elif isinstance(small, cst.Expr):
             self._eval(small.value, frame)
         elif isinstance(small, cst.Return):
+            if not frame.inlined:
+                self._locate(small, *(() if small.value is None else (small.value,)))
             if small.value is not None:
                 value = self._eval(small.value, frame)
                 frame.returns.append(value)
@@ -628,6 +646,7 @@ class PipelineModel:
 
     def _run_function(self, func: cst.FunctionDef, cls: cst.ClassDef | None, outer: _Frame) -> None:
         env = dict(outer.env)
+        self._locate(*_all_params(func.params))
         for param in _all_params(func.params):
             env[param.name.value] = self._parameter_value(param)
         frame = _Frame(env=env, function=func, cls=cls, locals_defs=dict(outer.locals_defs))
@@ -663,6 +682,8 @@ class PipelineModel:
                 self._bind(element.value, item, frame)
         elif isinstance(target, cst.Attribute):
             self.attribute_assignments.append(target)
+            if not frame.inlined:
+                self._locate(target, target.attr)
             key = dotted(target)
             if key:
                 frame.env[key] = value
@@ -783,6 +804,13 @@ class PipelineModel:
         qualified = self.qualified_name(func)
         if not frame.inlined:
             self.calls.append(CallSite(call, qualified, frame.cls))
+            self._locate(call, func, *call.args)
+            if isinstance(func, cst.Attribute):
+                self._locate(func.attr)
+            for arg in call.args:
+                self._locate(arg.value)
+                if arg.keyword is not None:
+                    self._locate(arg.keyword)
         # Method call on something we can evaluate.
         receiver_value: object = None
         method = func.attr.value if isinstance(func, cst.Attribute) else None
