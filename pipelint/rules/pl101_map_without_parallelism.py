@@ -32,6 +32,9 @@ ds = tf.data.TFRecordDataset(files).map(parse_example)
 ds = tf.data.TFRecordDataset(files).map(parse_example, num_parallel_calls=tf.data.AUTOTUNE)
 ```
 
+A map whose function calls `tf.py_function`/`tf.numpy_function` is left to PL106: it holds the
+GIL, so `num_parallel_calls` would not make it parallel.
+
 ## Fix safety
 Safe: elements and their order are unchanged (`deterministic` stays at its default). The fix uses
 the module's own alias for TensorFlow and is offered only when one is imported.
@@ -46,6 +49,8 @@ the module's own alias for TensorFlow and is offered only when one is imported.
         # pandas and Python's map are not tf.data
         "import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(lambda v: v + 1)\n",
         "import tensorflow as tf\nvalues = list(map(str, [1, 2, 3]))\n",
+        # a py_function map is PL106's finding: num_parallel_calls would not help
+        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: tf.py_function(f, [x], tf.int64))\n",
         # a user's own class with a .map method
         "import tensorflow as tf\nclass Table:\n    def map(self, f):\n        return f\nTable().map(len)\n",
     )
@@ -70,6 +75,8 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 continue
             if any(a.star for a in call.args):
                 continue  # `map(f, **kwargs)` may well carry it
+            if site.op.facts.py_function is not None:
+                continue  # a Python function stays serial whatever the argument: PL106 says so
             message = (
                 "`map` without `num_parallel_calls`: it runs serially unless tf.data can prove the "
                 "function stateless; pass `num_parallel_calls=tf.data.AUTOTUNE`"

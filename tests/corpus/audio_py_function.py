@@ -30,7 +30,7 @@ label_ids.adapt(labels)
 
 train_ds = tf.data.Dataset.from_tensor_slices((files, label_ids(labels)))
 train_ds = train_ds.shuffle(len(files))
-train_ds = train_ds.map(tf_load_mfcc)  # expect: PL101, PL106
+train_ds = train_ds.map(tf_load_mfcc)  # expect: PL106
 train_ds = train_ds.map(  # expect: PL106
     lambda m, l: (tf.numpy_function(spec_augment, [m], tf.float32), l),
     num_parallel_calls=AUTOTUNE,
