@@ -16,6 +16,12 @@ _TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "fo
                                  "distribute", "return"})
 
 
+_IN_MEMORY_SOURCES = frozenset(
+    "tensorflow.data.Dataset." + name
+    for name in ("range", "counter", "from_tensors", "from_tensor_slices", "zip", "random")
+)
+
+
 def _is_parallel(op: Op) -> bool:
     position = _PARALLEL_POSITION.get(op.name)
     return position is not None and not op.implicit and op.arg("num_parallel_calls", position) is not None
@@ -34,7 +40,8 @@ def _ends_well(path: Path) -> bool:
     ops = _trimmed(path)
     if not ops:
         # A bare parameter or an unidentified root: its producer may well have prefetched it.
-        return path.origin.kind in ("parameter", "unknown")
+        # A bare in-memory source (`for epoch in tf.data.Dataset.range(n)`) has no work to overlap.
+        return path.origin.kind in ("parameter", "unknown") or path.origin.kind in _IN_MEMORY_SOURCES
     last = ops[-1]
     if last.name == "prefetch":
         return True
@@ -104,6 +111,8 @@ a prefetch in its middle) and that call is written on one line.
     VALID = (
         ("import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).batch(32).prefetch(tf.data.AUTOTUNE)\n"
         "model.fit(ds)\n"),
+        # an epoch counter: a bare in-memory source has nothing to overlap
+        "import tensorflow as tf\nfor epoch in tf.data.Dataset.range(3):\n    train_one_epoch(epoch)\n",
         # the Keras directory helpers already end in prefetch
         ("from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('images/')\n"
         "model.fit(train, epochs=3)\n"),
