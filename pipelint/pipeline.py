@@ -170,6 +170,8 @@ class Origin:
     kind: str  # canonical qualified name of the constructor, "parameter" or "unknown"
     node: cst.CSTNode
     implicit_ops: tuple[Op, ...] = ()
+    #: Set when the dataset is a parameter of this function, seen in the function's own run.
+    parameter_of: str | None = None
 
     @property
     def is_file_source(self) -> bool:
@@ -429,7 +431,29 @@ class PipelineModel:
             c for c in model.consumers
             if not (c.kind == "return" and c.function in model._called_names)
         ]
+        model._drop_stand_in_parameters()
         return model
+
+    def _drop_stand_in_parameters(self) -> None:
+        """A helper's own run stands its parameter in for "some dataset"; where this module calls
+        the helper, the real datasets reached it at the call sites, so the stand-in paths go."""
+        called = self._called_names
+
+        def real(path: Path) -> bool:
+            return path.origin.parameter_of is None or path.origin.parameter_of not in called
+
+        for call, site in list(self.op_sites.items()):
+            site.prefixes = [p for p in site.prefixes if real(p)]
+            if not site.prefixes:
+                del self.op_sites[call]
+        kept = []
+        for consumer in self.consumers:
+            paths = tuple(p for p in consumer.value.paths if real(p))
+            if paths:
+                consumer.value = DatasetValue(paths)
+                kept.append(consumer)
+        self.consumers = kept
+        self.origins = [o for o in self.origins if o.parameter_of is None or o.parameter_of not in called]
 
     @property
     def source(self) -> str:
@@ -648,7 +672,7 @@ class PipelineModel:
         env = dict(outer.env)
         self._locate(*_all_params(func.params))
         for param in _all_params(func.params):
-            env[param.name.value] = self._parameter_value(param)
+            env[param.name.value] = self._parameter_value(param, owner=func.name.value)
         frame = _Frame(env=env, function=func, cls=cls, locals_defs=dict(outer.locals_defs))
         self._collect_nested(func, frame)
         self._run_block(_block_body(func.body), frame)
@@ -659,11 +683,11 @@ class PipelineModel:
             if isinstance(stmt, cst.FunctionDef):
                 frame.locals_defs[stmt.name.value] = stmt
 
-    def _parameter_value(self, param: cst.Param) -> object:
+    def _parameter_value(self, param: cst.Param, owner: str | None = None) -> object:
         if param.annotation is not None:
             name = self.qualified_name(_unquote(param.annotation.annotation))
             if name in ("tensorflow.data.Dataset", "tensorflow.data.TFRecordDataset"):
-                return DatasetValue((Path(self._origin(param, "parameter"), ()),))
+                return DatasetValue((Path(self._origin(param, "parameter", parameter_of=owner), ()),))
         return None
 
     # ---- binding --------------------------------------------------------------------------
@@ -697,8 +721,17 @@ class PipelineModel:
             # A user's own class with tf.data-like method names is not a dataset.
             local = (isinstance(value, ObjectValue) and value.local_class) or self._is_local_instance(expr)
             if not local:
-                value = DatasetValue((Path(self._origin(expr, "unknown"), ()),))
+                value = DatasetValue((Path(self._origin(expr, "unknown", parameter_of=self._parameter_owner(expr)), ()),))
         return value
+
+    def _parameter_owner(self, expr: cst.BaseExpression) -> str | None:
+        """The function whose parameter `expr` is, in that function's own (not inlined) run."""
+        frame = self._frame
+        if (isinstance(expr, cst.Name) and frame is not None and not frame.inlined
+                and frame.function is not None
+                and any(p.name.value == expr.value for p in _all_params(frame.function.params))):
+            return frame.function.name.value
+        return None
 
     def _is_local_instance(self, expr: cst.BaseExpression) -> bool:
         """`MyPipeline(...)` or `MyPipeline.from_files(...)`: made by a class of this module."""
@@ -934,10 +967,11 @@ class PipelineModel:
                         return True
         return False
 
-    def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] = ()) -> Origin:
+    def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] = (),
+                parameter_of: str | None = None) -> Origin:
         origin = self._origin_cache.get(node)
         if origin is None:
-            origin = Origin(kind, node, implicit)
+            origin = Origin(kind, node, implicit, parameter_of)
             self._origin_cache[node] = origin
             self.origins.append(origin)
         return origin
