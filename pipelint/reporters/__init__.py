@@ -6,25 +6,18 @@ machine formats (json-lines, github), otherwise ending in exactly one newline --
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import importlib
+from collections.abc import Sequence
 
 from pipelint.diagnostics import Diagnostic
-from pipelint.reporters import concise, full, github, json, json_lines, junit, sarif
 from pipelint.reporters.statistics import render_statistics
 
 __all__ = ["FORMATS", "render", "render_statistics"]
 
 FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "junit")
 
-_RENDERERS: dict[str, Callable[..., str]] = {
-    "full": full.render,
-    "concise": concise.render,
-    "json": json.render,
-    "json-lines": json_lines.render,
-    "sarif": sarif.render,
-    "github": github.render,
-    "junit": junit.render,
-}
+# Only the chosen format's module is imported (SARIF and JUnit pull in hashlib, xml...).
+_MODULES = {name: "pipelint.reporters." + name.replace("-", "_") for name in FORMATS}
 
 
 def render(
@@ -35,9 +28,10 @@ def render(
     files_checked: int = 0,
 ) -> str:
     try:
-        renderer = _RENDERERS[output_format]
+        module = _MODULES[output_format]
     except KeyError:
         raise ValueError(
             f"unknown output format {output_format!r}; expected one of: {', '.join(FORMATS)}"
         ) from None
+    renderer = importlib.import_module(module).render
     return renderer(list(diagnostics), color=color, files_checked=files_checked)
