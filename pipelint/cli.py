@@ -133,9 +133,17 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_e
 
 
 def _write_fixed(result) -> None:
+    """Write the fixed text back in the file's own encoding, keeping a byte-order mark."""
+    target = result.file or Path(result.path)
     try:
-        with open(result.path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(result.fixed_source)
+        data = result.fixed_bytes()
+    except UnicodeEncodeError:
+        click.echo(f"pipelint: error: fixes for {result.path} need characters its {result.encoding} "
+                   "encoding lacks; not written", err=True)
+        return
+    try:
+        with open(target, "wb") as handle:
+            handle.write(data)
     except OSError as error:
         click.echo(f"pipelint: error: cannot write fixes to {result.path}: {error.strerror}", err=True)
 
@@ -145,7 +153,9 @@ def _emit(text: str, output_file: str | None) -> None:
         return
     if output_file:
         try:
-            Path(output_file).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+            # backslashreplace: a file name that is not valid UTF-8 must not stop the report
+            Path(output_file).write_text(text if text.endswith("\n") else text + "\n",
+                                         encoding="utf-8", errors="backslashreplace")
         except OSError as error:
             _fail(f"cannot write {output_file}: {error.strerror}")
     else:

@@ -11,6 +11,9 @@ import ast
 import io
 import os
 import re
+import stat
+import sys
+import threading
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -45,6 +48,14 @@ class FileResult:
     fixed_source: str | None = None  # set when fixes changed the file
     original_source: str | None = None
     fixes_applied: int = 0
+    file: Path | None = None
+    encoding: str = "utf-8"
+    bom: bool = False
+
+    def fixed_bytes(self) -> bytes:
+        """The fixed text in the file's own encoding, its byte-order mark kept (may raise
+        UnicodeEncodeError when a fix adds a character that encoding lacks)."""
+        return (("\ufeff" if self.bom else "") + (self.fixed_source or "")).encode(self.encoding)
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,11 @@ class FixMode:
 
 def decode_source(data: bytes) -> str:
     """Decode per PEP 263 (coding line or BOM, else UTF-8); raises ValueError with a one-line reason."""
+    return _decode(data)[0]
+
+
+def _decode(data: bytes) -> tuple[str, str, bool]:
+    """(text, encoding, whether a UTF-8 byte-order mark led the file)."""
     if b"\x00" in data:
         raise ValueError("file contains NUL bytes (binary file?)")
     try:
@@ -65,14 +81,47 @@ def decode_source(data: bytes) -> str:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as error:
         raise ValueError(f"cannot decode as {encoding}: {error.reason if hasattr(error, 'reason') else error}") from None
-    if text.startswith("\ufeff"):
+    bom = text.startswith("\ufeff")
+    if bom:
         text = text[1:]
-    return text
+    return text, encoding, bom
 
 
 def _engine_diagnostic(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
     rule = all_rules()[code]
     return Diagnostic(path, line, column, line, column, code, rule.name, message, rule.severity)
+
+
+# libcst's parser and the model recurse once per nesting level of an expression; valid code such
+# as an 8,000-term `or` chain needs more than the 8 MiB main-thread stack (libcst then crashes
+# the process) and more than Python's default recursion limit. Checks run on a thread with room.
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_RECURSION_LIMIT = 60_000
+
+
+def run_with_deep_stack(function, *args):
+    """Call `function(*args)` on a thread with a large stack; return its result or raise its error."""
+    outcome: list = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(*args)))
+        except BaseException as error:  # noqa: BLE001 - handed back to the caller's thread
+            outcome.append((False, error))
+
+    if sys.getrecursionlimit() < _DEEP_RECURSION_LIMIT:
+        sys.setrecursionlimit(_DEEP_RECURSION_LIMIT)
+    previous = threading.stack_size(_DEEP_STACK_BYTES)
+    try:
+        worker = threading.Thread(target=target, name="pipelint-check")
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    ok, value = outcome[0]
+    if ok:
+        return value
+    raise value
 
 
 _RULE_INSTANCES: dict[str, Rule] = {}
@@ -90,18 +139,13 @@ def _checkable_codes(codes: Iterable[str]) -> list[str]:
     return [code for code in sorted(codes) if code in registry and not code.startswith("PL0")]
 
 
-def _statement_start_lines(module: cst.Module, source: str) -> list[int] | None:
+def _statement_start_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
     """The first line of each top-level libcst statement, read off CPython's (fast) ast.
 
     A libcst `SimpleStatementLine` holds one ast statement per small statement; a decorated
     definition starts at its first decorator. None when the two trees do not line up.
     """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            body = ast.parse(source).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    body = tree.body
     starts = []
     index = 0
     for stmt in module.body:
@@ -114,13 +158,13 @@ def _statement_start_lines(module: cst.Module, source: str) -> list[int] | None:
     return starts if index == len(body) else None
 
 
-def _positions(module: cst.Module, source: str, nodes: set[cst.CSTNode],
+def _positions(module: cst.Module, tree: ast.Module, nodes: set[cst.CSTNode],
                statement_of: dict[cst.CSTNode, cst.CSTNode]) -> dict:
     """Positions of `nodes`. Computing them means regenerating code, which costs about as much
     as parsing; so only the top-level statements holding the nodes are regenerated, each as a
     module of its own, and shifted to the line where it starts."""
     tops = {statement_of.get(node) for node in nodes}
-    starts = None if None in tops else _statement_start_lines(module, source)
+    starts = None if None in tops else _statement_start_lines(module, tree)
     if starts is None:
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     index_of = {id(stmt): i for i, stmt in enumerate(module.body)}
@@ -137,7 +181,7 @@ def _positions(module: cst.Module, source: str, nodes: set[cst.CSTNode],
     return positions
 
 
-def _to_diagnostics(path: str, module: cst.Module, source: str, statement_of: dict,
+def _to_diagnostics(path: str, module: cst.Module, source: str, tree: ast.Module, statement_of: dict,
                     findings: list[tuple[Rule, Finding]]) -> list[Diagnostic]:
     wanted: set[cst.CSTNode] = set()
     for _, finding in findings:
@@ -148,7 +192,7 @@ def _to_diagnostics(path: str, module: cst.Module, source: str, statement_of: di
                 wanted.update((edit.start[0], edit.end[0]))
                 wanted.update(part.start[0] for part in edit.content if not isinstance(part, str))
                 wanted.update(part.end[0] for part in edit.content if not isinstance(part, str))
-    positions = _positions(module, source, wanted, statement_of)
+    positions = _positions(module, tree, wanted, statement_of)
     line_starts = [0]
     for line in source.splitlines(keepends=True):
         line_starts.append(line_starts[-1] + len(line))
@@ -198,17 +242,22 @@ def _trigger_pattern(codes: frozenset[str]) -> re.Pattern[str]:
     return pattern
 
 
-def _syntax_check(source: str, path: str) -> list[Diagnostic]:
+def _cpython_parse(source: str, path: str) -> ast.Module | Diagnostic:
+    """CPython's own parser (fast, C): the tree, or the PL001 for the first syntax error."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(source, path)
+            return ast.parse(source, path)
     except SyntaxError as error:
         message = f"SyntaxError: {error.msg}".replace("\n", " ")
-        return [_engine_diagnostic(path, "PL001", message, error.lineno or 1, error.offset or 1)]
+        return _engine_diagnostic(path, "PL001", message, error.lineno or 1, error.offset or 1)
     except (RecursionError, MemoryError, ValueError):
-        return [_engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")]
-    return []
+        return _engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")
+
+
+def _syntax_check(source: str, path: str) -> list[Diagnostic]:
+    tree = _cpython_parse(source, path)
+    return [tree] if isinstance(tree, Diagnostic) else []
 
 
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None") -> list[Diagnostic]:
@@ -217,11 +266,17 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         return []
     if not _trigger_pattern(codes).search(source):
         # No rule can fire, so skip libcst; CPython's own parser still reports a syntax error fast.
-        return _syntax_check(source, path)
+        return _suppressed(source, path, codes, _syntax_check(source, path))
+    # CPython first: it is fast, it is the judge of what is valid Python, and libcst must never
+    # see input it rejects (thousands of nested brackets crash libcst's native parser).
+    tree = _cpython_parse(source, path)
+    if isinstance(tree, Diagnostic):
+        return _suppressed(source, path, codes, [tree])
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        message = f"SyntaxError: {error.message}".replace("\n", " ")
+        # CPython accepted the file: this is a limit of libcst's grammar, say so.
+        message = f"libcst cannot parse this file (CPython can): {error.message}".replace("\n", " ")
         return [_engine_diagnostic(path, "PL001", message, error.raw_line, error.raw_column + 1)]
     except RecursionError:
         return [_engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")]
@@ -245,12 +300,16 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         findings.extend((rule, finding) for finding in ctx.findings)
     if findings:
         try:
-            diagnostics.extend(_to_diagnostics(path, module, source, model.statement_of, findings))
+            diagnostics.extend(_to_diagnostics(path, module, source, tree, model.statement_of, findings))
         except Exception as error:  # noqa: BLE001
             diagnostics.append(_engine_diagnostic(path, "PL000", f"reporting failed: {type(error).__name__}: {error}"))
-    if not diagnostics:
+    return _suppressed(source, path, codes, _deduplicate(diagnostics))
+
+
+def _suppressed(source: str, path: str, codes: frozenset[str], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Drop suppressed findings; report suppression comments naming pipelint codes that do not exist."""
+    if not diagnostics and "PL003" not in codes:
         return []
-    diagnostics = _deduplicate(diagnostics)
     suppressions = parse_suppressions(source, frozenset(all_rules()))
     kept = [d for d in diagnostics if not suppressions.suppresses(d.line, d.code)]
     if "PL003" in codes:
@@ -294,21 +353,26 @@ def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Setti
 
 
 def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixMode = FixMode()) -> FileResult:
-    result = FileResult(display_path)
+    result = FileResult(display_path, file=path)
     codes = settings.enabled_codes(path)
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            # A FIFO or device would block or never end: only regular files are read.
+            result.diagnostics = [_engine_diagnostic(display_path, "PL002", "not a regular file")]
+            return result
         data = path.read_bytes()
     except OSError as error:
         reason = error.strerror or type(error).__name__
         result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot read file: {reason}")]
         return result
     try:
-        source = decode_source(data)
+        source, result.encoding, result.bom = _decode(data)
     except ValueError as error:
         result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot decode file: {error}")]
         return result
     try:
-        diagnostics, fixed, count = lint_and_fix(source, display_path, codes, settings, fix_mode)
+        diagnostics, fixed, count = run_with_deep_stack(
+            lint_and_fix, source, display_path, codes, settings, fix_mode)
     except Exception as error:  # noqa: BLE001
         diagnostics, fixed, count = [_engine_diagnostic(
             display_path, "PL000", f"internal error: {type(error).__name__}: {error}")], source, 0
@@ -351,7 +415,7 @@ def check_source(source: str, path: str = "<string>", select: Sequence[str] | No
     overrides = CliOverrides(select=tuple(select) if select is not None else None)
     settings = load_settings(None, overrides, Path.cwd())
     codes = settings.enabled_codes(Path(path))
-    return [d for d in lint_source(source, path, codes, settings) if d.code in codes]
+    return [d for d in run_with_deep_stack(lint_source, source, path, codes, settings) if d.code in codes]
 
 
 def check_paths(paths: Sequence[str | os.PathLike], select: Sequence[str] | None = None,

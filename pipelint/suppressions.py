@@ -15,7 +15,7 @@ ALL_CODES = "*"
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[\w\s,]*))?", re.IGNORECASE)
 _IGNORE = re.compile(r"#\s*pipelint:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?")
 _SKIP_FILE = re.compile(r"^[ \t]*#\s*pipelint:\s*skip-file\b", re.MULTILINE)
-_CODE = re.compile(r"^[A-Z]+[0-9]+$")
+_PIPELINT_CODE = re.compile(r"^PL[0-9][0-9A-Z]*$")  # not ruff's pylint codes (PLR0913)
 
 
 def has_skip_file(source: str) -> bool:
@@ -66,8 +66,10 @@ def parse_suppressions(source: str, known_codes: frozenset[str] | set[str]) -> S
                     continue
                 for code in codes:
                     normalized = code.upper()
-                    if _CODE.match(normalized) and normalized in known_codes:
+                    if normalized in known_codes:
                         entry.add(normalized)
-                    else:
+                    elif _PIPELINT_CODE.match(normalized):
+                        # Other tools' codes (`# noqa: E501`) are theirs to judge; a PLnnn that
+                        # no rule has is a typo that suppresses nothing.
                         result.unknown.append((line, column + match.start() + 1, code))
     return result

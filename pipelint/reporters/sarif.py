@@ -10,6 +10,7 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 from collections.abc import Sequence
+import os
 from urllib.parse import quote
 
 from pipelint.diagnostics import Diagnostic, Severity, rule_docs_url
@@ -47,12 +48,13 @@ def artifact_location(path: str) -> dict[str, str]:
         try:
             native = native.relative_to(Path.cwd())
         except ValueError:
-            return {"uri": native.as_uri()}
+            return {"uri": "file://" + quote(os.fsencode(native.as_posix()), safe="/-._~!$&'()*+,;=@")}
     posix = PurePosixPath(*native.parts).as_posix() if native.parts else "."
     posix = posix.replace("\\", "/")
     while posix.startswith("./"):
         posix = posix[2:]
-    return {"uri": quote(posix, safe="/-._~!$&'()*+,;=@"), "uriBaseId": SRCROOT}
+    # Percent-encode the file system's bytes: a name that is not valid UTF-8 still gets a URI.
+    return {"uri": quote(os.fsencode(posix), safe="/-._~!$&'()*+,;=@"), "uriBaseId": SRCROOT}
 
 
 def _rule_descriptor(code: str, rule: Any | None, diagnostic: Diagnostic | None) -> dict[str, Any]:
