@@ -46,8 +46,8 @@ ds = tf.data.TFRecordDataset(files).map(parse).batch(32).prefetch(tf.data.AUTOTU
 ```
 
 ## Fix safety
-Unsafe: when the prefetch and the next call are adjacent in one chain written on one line
-(`x.prefetch(P).op(...)`) the fix swaps them. The elements are unchanged, but `P` now counts what `op` produces (batches
+Unsafe: when the prefetch and the next call are adjacent in one chain
+(`x.prefetch(P).op(...)`, on one line or several) the fix swaps them. The elements are unchanged, but `P` now counts what `op` produces (batches
 instead of examples, say), so memory use can grow by the batch size.
 
 ## References
