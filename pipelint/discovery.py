@@ -93,20 +93,7 @@ class _GitIgnores:
         root = self.repo_root(directory)
         if root is None or root == directory:
             return []
-        chain: list[tuple[str, GitIgnoreSpec]] = []
-        current = os.path.dirname(directory)
-        while True:
-            spec = self.spec_for(current)
-            if spec is not None:
-                chain.append((current, spec))
-            if current == root:
-                break
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            current = parent
-        chain.reverse()
-        return chain
+        return _chain_between(self, root, os.path.dirname(directory))
 
     def chain_for(self, directory: str) -> list[tuple[str, GitIgnoreSpec]]:
         """Specs that apply to the entries of `directory`: ancestors' then its own."""

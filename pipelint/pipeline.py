@@ -360,6 +360,10 @@ class ImportTable:
             return None
         return canonical(".".join([root, *reversed(parts)]))
 
+    def imports_any(self, *packages: str) -> bool:
+        """Does the module import anything from one of these top-level packages?"""
+        return any(full.split(".", 1)[0] in packages for full in self.names.values())
+
     def alias_for(self, module: str) -> str | None:
         """The local name bound to `module` itself (`tf` for `import tensorflow as tf`)."""
         for local, full in self.names.items():
@@ -464,6 +468,12 @@ class PipelineModel:
 
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
         return self.imports.resolve(expr)
+
+    def uses_keras3(self) -> bool:
+        """Imports TensorFlow/Keras, and not Keras 2 (`tf_keras`, or `TF_USE_LEGACY_KERAS`)."""
+        if self.imports.imports_any("tf_keras") or not self.imports.imports_any("tensorflow", "keras"):
+            return False
+        return "TF_USE_LEGACY_KERAS" not in self.source
 
     def tensorflow_alias(self) -> str | None:
         return self.imports.alias_for("tensorflow")

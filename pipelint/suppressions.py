@@ -69,7 +69,7 @@ def parse_suppressions(source: str, known_codes: frozenset[str] | set[str]) -> S
                     if normalized in known_codes:
                         entry.add(normalized)
                     elif _PIPELINT_CODE.match(normalized):
-                        # Other tools' codes (`# noqa: E501`) are theirs to judge; a PLnnn that
+                        # Other tools' codes (flake8's E501) are theirs to judge; a PLnnn that
                         # no rule has is a typo that suppresses nothing.
                         result.unknown.append((line, column + match.start() + 1, code))
     return result

@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.pipeline import PipelineModel
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import rename_attribute
 
@@ -14,11 +13,6 @@ _RENAMES = {
 }
 # The old methods' first parameter; `fit`/`evaluate`/`predict` call it `x`.
 _OLD_FIRST_KEYWORD = "generator"
-
-
-def _imports_keras(model: PipelineModel) -> bool:
-    return any(full.split(".", 1)[0] in ("tensorflow", "keras", "tf_keras")
-               for full in model.imports.names.values())
 
 
 class FitGeneratorDeprecated(Rule):
@@ -98,7 +92,7 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        if not _imports_keras(model):
+        if not model.imports.imports_any("tensorflow", "keras", "tf_keras"):
             return
         # A module defining its own `fit_generator` (a trainer wrapper) calls that one.
         own = {name for name in _RENAMES if name in model.functions

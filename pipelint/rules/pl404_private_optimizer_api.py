@@ -20,11 +20,6 @@ _PRIVATE = {
 }
 
 
-def _imports_keras(model: PipelineModel) -> bool:
-    return any(full.split(".", 1)[0] in ("tensorflow", "keras", "tf_keras")
-               for full in model.imports.names.values())
-
-
 def _is_self_or_super(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Name) and expr.value in ("self", "cls"):
         return True
@@ -110,7 +105,7 @@ No automatic fix.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        if not _imports_keras(model):
+        if not model.imports.imports_any("tensorflow", "keras", "tf_keras"):
             return
         calls = [(site.call, site.in_class) for site in model.calls if site.qualified_name is None]
         seen: set[cst.Call] = set()

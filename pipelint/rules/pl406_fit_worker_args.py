@@ -10,15 +10,6 @@ _METHODS = frozenset({"fit", "evaluate", "predict"})
 _WORKER_ARGS = ("workers", "use_multiprocessing", "max_queue_size")
 
 
-def _keras3_module(model: PipelineModel) -> bool:
-    """The module uses TensorFlow/Keras, and not the Keras 2 `tf_keras` package (where `fit`
-    still takes these arguments)."""
-    roots = {full.split(".", 1)[0] for full in model.imports.names.values()}
-    if "tf_keras" in roots or not roots & {"tensorflow", "keras"}:
-        return False
-    return "TF_USE_LEGACY_KERAS" not in model.source
-
-
 class FitWorkerArgs(Rule):
     code = "PL406"
     name = "fit-worker-args"
@@ -91,7 +82,7 @@ No automatic fix.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        if not _keras3_module(model):
+        if not model.uses_keras3():
             return
         own = self._own_methods(model)
         for site in model.calls:

@@ -9,13 +9,6 @@ from pipelint.rules.base import Invalid, Rule, RuleContext
 _TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
 
-def _keras3_module(model: PipelineModel) -> bool:
-    roots = {full.split(".", 1)[0] for full in model.imports.names.values()}
-    if "tf_keras" in roots or not roots & {"tensorflow", "keras"}:
-        return False
-    return "TF_USE_LEGACY_KERAS" not in model.source
-
-
 def _is_pydataset_base(name: str | None) -> bool:
     """`keras.utils.PyDataset`, `keras.utils.Sequence` (its Keras 3 alias) by any import path."""
     if not name or not name.startswith("keras."):
@@ -151,7 +144,7 @@ No automatic fix.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        if not _keras3_module(model):
+        if not model.uses_keras3():
             return
         if self._fit_takes_workers(model):
             return  # Keras 2 style: PL406 reports it

@@ -3,7 +3,6 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.pipeline import PipelineModel
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import rename_attribute
 
@@ -43,10 +42,6 @@ _DEPRECATED = {
 _PREFIX = "tensorflow.data.experimental."
 # Deprecated `tf.data.Options` attributes with a 1:1 replacement.
 _OPTION_RENAMES = {"experimental_deterministic": "deterministic", "experimental_threading": "threading"}
-
-
-def _imports_tensorflow(model: PipelineModel) -> bool:
-    return any(full.split(".", 1)[0] == "tensorflow" for full in model.imports.names.values())
 
 
 class DeprecatedTfdataApi(Rule):
@@ -138,7 +133,7 @@ the expression and sometimes argument defaults.
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        if not _imports_tensorflow(model):
+        if not model.imports.imports_any("tensorflow"):
             return
         for site in model.calls:
             name = site.qualified_name
