@@ -255,6 +255,19 @@ def _cpython_parse(source: str, path: str) -> ast.Module | Diagnostic:
         return _engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")
 
 
+def _could_fire(source: str, codes: frozenset[str]) -> bool:
+    """Does the text hold the words some enabled rule needs? One regex scan decides most files."""
+    if not _trigger_pattern(codes).search(source):
+        return False
+    registry = all_rules()
+    return any(
+        code in registry and registry[code].triggers
+        and any(word in source for word in registry[code].triggers)
+        and all(word in source for word in registry[code].required)
+        for code in codes
+    )
+
+
 def _syntax_check(source: str, path: str) -> list[Diagnostic]:
     tree = _cpython_parse(source, path)
     return [tree] if isinstance(tree, Diagnostic) else []
@@ -264,7 +277,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     """All diagnostics for one decoded source text, suppressions applied, sorted."""
     if has_skip_file(source) or not _MENTIONS_TF.search(source):
         return []
-    if not _trigger_pattern(codes).search(source):
+    if not _could_fire(source, codes):
         # No rule can fire, so skip libcst; CPython's own parser still reports a syntax error fast.
         return _suppressed(source, path, codes, _syntax_check(source, path))
     # CPython first: it is fast, it is the judge of what is valid Python, and libcst must never

@@ -15,7 +15,7 @@ from typing import Any
 
 import keras
 
-from pipelint.profiler.session import Session, active
+from pipelint.profiler.session import Session, active, early_sample
 
 
 class PipelineProfiler(keras.callbacks.Callback):
@@ -42,10 +42,12 @@ class PipelineProfiler(keras.callbacks.Callback):
         self._pending: list[float] = []
         self._epoch_first = 0
         self._step = 0
+        self._gaps: list[int] = []  # the last gap times read, for when the iterator is gone
 
     # Keras hooks --------------------------------------------------------------------------------
     def on_train_begin(self, logs=None):
         self.session.keras_depth += 1
+        self.session.active_callbacks.append(self)
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch_first = len(self.session.iter_records)
@@ -69,6 +71,8 @@ class PipelineProfiler(keras.callbacks.Callback):
                 if len(self._pending) >= self.sample_every:
                     self._flush()
                     s.maybe_warn(s.keras, self._step, self._pipeline())
+                elif early_sample(self._step, self.sample_every):
+                    self._read_gaps()  # so that an interrupted fit still has stages and gaps
             self._last = now
         except Exception as exc:
             s.fail("Keras callback", exc)
@@ -84,6 +88,8 @@ class PipelineProfiler(keras.callbacks.Callback):
     def on_train_end(self, logs=None):
         s = self.session
         s.keras_depth = max(0, s.keras_depth - 1)
+        if self in s.active_callbacks:
+            s.active_callbacks.remove(self)
         try:
             self._flush()
         except Exception as exc:
@@ -104,15 +110,22 @@ class PipelineProfiler(keras.callbacks.Callback):
         recs = [r for r in self.session.keras_iterators if r.ref() is not None]
         return recs[-1].pipeline if recs else None
 
-    def _flush(self) -> None:
+    def _read_gaps(self) -> list[int]:
         s = self.session
-        pending, self._pending = self._pending, []
         gaps: list[int] = []
         for rec in s.keras_iterators:
             if rec.ref() is not None and not s.disabled:
                 g = s.sample(rec)
                 if len(g) > len(gaps):
                     gaps = g
+        if gaps:
+            self._gaps = gaps
+        return gaps
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        s = self.session
+        gaps = self._read_gaps() or self._gaps  # the iterator may be gone (interrupted fit)
         if not pending:
             return
         step = statistics.median(pending)

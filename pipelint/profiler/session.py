@@ -167,6 +167,7 @@ class Session:
         self.keras = StepStats()  # filled by the callback
         self.keras_depth = 0
         self.keras_iterators: list[IterRecord] = []
+        self.active_callbacks: list[Any] = []  # PipelineProfilers inside fit (flushed by finish())
         self.pydataset_calls: dict[str, list[float]] = {}  # label -> [calls, seconds]
         self._restore: list[Callable[[], None]] = []
         self._installed = 0
@@ -230,6 +231,12 @@ class Session:
     def finish(self) -> None:
         """Take the final samples; called at uninstall and before a report."""
         if self.t_end is None or self._installed:
+            # fit interrupted (Ctrl-C, an exception): its callback never saw on_train_end.
+            for cb in list(self.active_callbacks):
+                try:
+                    cb._flush()
+                except Exception as exc:
+                    self.fail("Keras callback", exc)
             self.sample_all()
             self.t_end = time.perf_counter()
             self.cpu_end = _cpu_seconds()
@@ -471,9 +478,12 @@ class Session:
             self.sample(rec)
 
     def loop_stats_changed(self, rec: IterRecord) -> None:
-        if rec.stats.steps % self.sample_every == 0:
+        n = rec.stats.steps
+        if n % self.sample_every == 0:
             self.sample(rec)
-            self.maybe_warn(rec.stats, rec.stats.steps, rec.pipeline)
+            self.maybe_warn(rec.stats, n, rec.pipeline)
+        elif early_sample(n, self.sample_every):
+            self.sample(rec)  # an iterator dropped early (Ctrl-C, break) still leaves a snapshot
 
     # -- results ----------------------------------------------------------------------------------
     def main_pipeline(self) -> Pipeline | None:
@@ -523,6 +533,11 @@ class Session:
         _ensure_handler()
         log.warning("input-bound (%d%% of step time)%s", round(frac * 100), f": {hint}" if hint else "")
         self.warnings_emitted += 1
+
+
+def early_sample(step: int, every: int) -> bool:
+    """Steps 1, 2, 4, 8... below `every` are sampled too: a few reads per iterator, once."""
+    return 0 < step < every and step & (step - 1) == 0
 
 
 def _describe(ds: Any, op: Op) -> None:

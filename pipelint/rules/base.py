@@ -97,6 +97,8 @@ class Rule:
     #: Substrings a file must contain for this rule to possibly fire. A file containing none of
     #: the enabled rules' triggers is not parsed at all, which is most of a large tree.
     triggers: ClassVar[tuple[str, ...]] = DATASET_TRIGGERS
+    #: Substrings that must ALL be present too (a rule about `compile` needs the word).
+    required: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
 

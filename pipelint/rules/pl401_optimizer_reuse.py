@@ -59,6 +59,7 @@ class OptimizerReuse(Rule):
     summary = "One optimizer instance is compiled into two different Keras models."
     fixable = None
     triggers = ("optimizers",)  # an optimizer object must be built for one to be reused
+    required = ("compile(",)
     docs = """\
 ## What it does
 Flags `model.compile(optimizer=opt)` when the same optimizer object `opt` was already compiled into
