@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from clirunner import separate_streams_runner
 
 import pipelint.discovery
 from pipelint.cli import main
@@ -65,7 +65,7 @@ def run(*args: str, fmt: str | None = "json-lines") -> Run:
         argv += ["--select", "ALL"]
     if fmt is not None:
         argv += ["--output-format", fmt]
-    result = CliRunner(mix_stderr=False).invoke(main, argv)
+    result = separate_streams_runner().invoke(main, argv)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(f"exception escaped pipelint: {result.exception!r}\n{result.stderr}") from result.exception
     assert "Traceback" not in result.stdout + result.stderr

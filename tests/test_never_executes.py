@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from click.testing import CliRunner
+from clirunner import separate_streams_runner
 
 from pipelint.cli import main
 from pipelint.rules import base as rules_base
@@ -111,7 +111,7 @@ def evil(tmp_path, monkeypatch):
 
 
 def _check(fmt: str) -> str:
-    result = CliRunner(mix_stderr=False).invoke(
+    result = separate_streams_runner().invoke(
         main, ["check", ".", "--select", "PL101", "--output-format", fmt, "--jobs", "1"])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     assert result.exit_code == 1, result.stdout + result.stderr
