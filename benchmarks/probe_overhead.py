@@ -1,6 +1,6 @@
 """Steps per second with and without the pipelint probe, on a fast and a slow pipeline.
 
-Runs alternate (off, on, off, on, ...) in one process so that warm-up and machine noise hit both
+Runs alternate (off, on, on, off, off, on, ...) in one process so that warm-up and machine noise hit both
 sides alike; the table reports medians and the overhead ratio (1 - on/off).
 Usage: python benchmarks/probe_overhead.py [--rounds 5] [--steps 2000]
 """
@@ -106,9 +106,13 @@ def main() -> None:
     for name, fn in cases:
         fn(False), fn(True)  # warm-up: tracing, thread pools
         off, on = [], []
-        for _ in range(a.rounds):
-            off.append(fn(False))
-            on.append(fn(True))
+        for r in range(a.rounds):  # swap the order every round: no side always runs second
+            if r % 2:
+                on.append(fn(True))
+                off.append(fn(False))
+            else:
+                off.append(fn(False))
+                on.append(fn(True))
         mo, mn = statistics.median(off), statistics.median(on)
         print(f"{name:44} {mo:12.0f} {mn:12.0f} {100 * (1 - mn / mo):8.1f}%")
     tick_us, sample_ms = per_step_cost()

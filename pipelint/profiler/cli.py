@@ -18,16 +18,20 @@ import click
 @click.option("--warn-every", default=500, show_default=True, type=click.IntRange(1),
               help="Repeat the live input-bound warning at most every N steps.")
 @click.option("--no-live-warnings", is_flag=True, help="Do not log input-bound warnings while training.")
+@click.option("--xprof", "xprof_dir", type=click.Path(file_okay=False),
+              help="Also capture an XProf trace of the run into this directory"
+                   " (open with `tensorboard --logdir DIR` or `xprof --logdir DIR`).")
 @click.argument("script", type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, script, args):
+def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, xprof_dir, script,
+                    args):
     """Run SCRIPT with ARGS under the input-pipeline probe and report where step time goes."""
     from pipelint.profiler.runner import ScriptNotFound, TensorFlowMissing, profile_script
 
     try:
         outcome = profile_script(script, list(args), json_path=json_path, html_path=html_path,
                                  sample_every=sample_every, warn_every=warn_every,
-                                 live_warnings=not no_live_warnings)
+                                 live_warnings=not no_live_warnings, xprof_dir=xprof_dir)
     except ScriptNotFound:
         click.echo(f"pipelint profile: no such script: {script}", err=True)
         sys.exit(2)

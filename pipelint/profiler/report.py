@@ -137,6 +137,12 @@ def render_text(r: dict[str, Any]) -> str:
         lines.append(f"  {k}: {v['calls']} calls, {v['ms_per_call']:.2f} ms each")
     for e in r["probe_errors"]:
         lines.append(f"  probe error (probe switched off): {e}")
+    xp = r.get("xprof")
+    if xp:
+        if xp.get("trace"):
+            lines.append(f"  XProf trace: {xp['trace']}\n    open it with: {xp['open']}")
+        else:
+            lines.append(f"  XProf trace: not captured ({xp.get('error') or 'no .xplane.pb written'})")
     env = r["environment"]
     lines.append(f"  environment: TensorFlow {env['tensorflow']}, Keras {env['keras']}, {env['cpus']} CPUs,"
                  f" {env['gpus']} GPUs")

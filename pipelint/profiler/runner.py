@@ -1,6 +1,8 @@
 """Run a training script as `__main__` with the probe installed, then report."""
 from __future__ import annotations
 
+import glob
+import logging
 import os
 import runpy
 import sys
@@ -45,10 +47,61 @@ def _print_user_traceback(exc: BaseException) -> None:
     traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
 
 
+log = logging.getLogger("pipelint")
+
+
+class _XProf:
+    """Optional XProf trace of the whole run. Any failure is logged once and the run goes on."""
+
+    def __init__(self, logdir: str | None):
+        self.logdir = os.path.abspath(logdir) if logdir else None
+        self.running = False
+        self.error: str | None = None
+
+    def _failed(self, what: str, exc: BaseException) -> None:
+        if self.error is None:
+            self.error = f"{what}: {type(exc).__name__}: {exc}"
+            log.warning("XProf trace: %s; the run continues without it", self.error)
+
+    def start(self) -> None:
+        if not self.logdir:
+            return
+        try:
+            import tensorflow as tf
+            os.makedirs(self.logdir, exist_ok=True)
+            tf.profiler.experimental.start(self.logdir)
+            self.running = True
+        except Exception as exc:  # noqa: BLE001 - the trace is optional, the run is not
+            self._failed("could not start", exc)
+
+    def stop(self) -> None:
+        if not self.running:
+            return
+        self.running = False
+        try:
+            import tensorflow as tf
+            tf.profiler.experimental.stop()
+        except Exception as exc:  # noqa: BLE001 - the trace is optional, the report is not
+            self._failed("could not stop", exc)
+
+    def info(self) -> dict[str, Any] | None:
+        if not self.logdir:
+            return None
+        traces = sorted(glob.glob(os.path.join(self.logdir, "plugins", "profile", "*", "*.xplane.pb")),
+                        key=os.path.getmtime)
+        return {"dir": self.logdir, "trace": traces[-1] if traces else None, "error": self.error,
+                "open": f"tensorboard --logdir {self.logdir}  (or: xprof --logdir {self.logdir}),"
+                        " then the Profile tab"}
+
+
 def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_path: str | None = None,
                    html_path: str | None = None, out: TextIO | None = None, sample_every: int = 50,
-                   warn_every: int = 500, live_warnings: bool = True, quiet: bool = False) -> Outcome:
-    """Run `script` with `args` under the probe. Never calls sys.exit; the caller decides."""
+                   warn_every: int = 500, live_warnings: bool = True, quiet: bool = False,
+                   xprof_dir: str | None = None) -> Outcome:
+    """Run `script` with `args` under the probe. Never calls sys.exit; the caller decides.
+
+    With `xprof_dir`, the run is also traced with `tf.profiler.experimental.start(xprof_dir)`.
+    """
     if not os.path.isfile(script):
         raise ScriptNotFound(script)
     try:
@@ -64,7 +117,9 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code = 0
+    xprof = _XProf(xprof_dir)
     session.install()
+    xprof.start()
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
@@ -77,9 +132,15 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         code = 1
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
+        try:
+            xprof.stop()
+        except BaseException as exc:  # noqa: BLE001 - Ctrl-C while the trace is written
+            xprof._failed("could not stop", exc)
     report = text = None
     try:
         report = build_report(session, exit_code=code, script=script)
+        if xprof_dir:
+            report["xprof"] = xprof.info()
         session.uninstall(force=True)
         text = render_text(report)
         if not quiet:
