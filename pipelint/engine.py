@@ -255,22 +255,23 @@ def _cpython_parse(source: str, path: str) -> ast.Module | Diagnostic:
         return _engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")
 
 
+_TRIGGER_GROUPS: dict[frozenset[str], tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {}
+
+
 def _could_fire(source: str, codes: frozenset[str]) -> bool:
     """Does the text hold the words some enabled rule needs? One regex scan decides most files."""
     if not _trigger_pattern(codes).search(source):
         return False
-    registry = all_rules()
-    return any(
-        code in registry and registry[code].triggers
-        and any(word in source for word in registry[code].triggers)
-        and all(word in source for word in registry[code].required)
-        for code in codes
-    )
-
-
-def _syntax_check(source: str, path: str) -> list[Diagnostic]:
-    tree = _cpython_parse(source, path)
-    return [tree] if isinstance(tree, Diagnostic) else []
+    groups = _TRIGGER_GROUPS.get(codes)
+    if groups is None:
+        registry = all_rules()
+        # Most rules share the dataset triggers: test each distinct (any-of, all-of) pair once.
+        groups = _TRIGGER_GROUPS[codes] = tuple(sorted({
+            (registry[code].triggers, registry[code].required)
+            for code in codes if code in registry and registry[code].triggers
+        }))
+    return any(any(word in source for word in triggers) and all(word in source for word in required)
+               for triggers, required in groups)
 
 
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None") -> list[Diagnostic]:
@@ -278,8 +279,9 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     if has_skip_file(source) or not _MENTIONS_TF.search(source):
         return []
     if not _could_fire(source, codes):
-        # No rule can fire, so skip libcst; CPython's own parser still reports a syntax error fast.
-        return _suppressed(source, path, codes, _syntax_check(source, path))
+        # No enabled rule can fire here: the file is not parsed at all (like a file that never
+        # names TensorFlow), so a syntax error in it is not reported either.
+        return _suppressed(source, path, codes, [])
     # CPython first: it is fast, it is the judge of what is valid Python, and libcst must never
     # see input it rejects (thousands of nested brackets crash libcst's native parser).
     tree = _cpython_parse(source, path)

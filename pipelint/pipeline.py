@@ -104,9 +104,11 @@ TFDATA_ONLY_METHODS = frozenset(
      "bucket_by_sequence_length"}
 )
 # Every dataset the model can recognise needs one of these words in the source: a constructor
-# (`Dataset`, `*_dataset_from_directory`, `tfds`), tf.data-only evidence, or an annotation.
+# (`Dataset.range`, `TFRecordDataset`, `*_dataset_from_directory`, `tfds`), tf.data-only
+# evidence, or an annotation (`tf.data.Dataset`). Plain "Dataset" would match `PyDataset`.
 DATASET_TRIGGERS = (
-    "Dataset", "dataset_from_", "as_dataset", "make_csv_dataset", "make_batched_features_dataset",
+    "Dataset.", "data.Dataset", "RecordDataset", "TextLineDataset", "CsvDataset", "SqlDataset",
+    "dataset_from_", "as_dataset", "make_csv_dataset", "make_batched_features_dataset",
     "tensorflow_datasets", "tfds", "AUTOTUNE", ".prefetch(", ".interleave(", ".unbatch(",
     ".with_options(", ".padded_batch(", ".ragged_batch(", "bucket_by_sequence_length",
 )

@@ -91,11 +91,17 @@ def assert_one_line_error(outcome: Run, *needles: str) -> None:
 def test_syntax_error_is_pl001_and_the_rest_is_checked(project):
     Path("bad.py").write_text("import tensorflow as tf\nds = (\n")
     Path("py2.py").write_text('import tensorflow as tf\nprint "hello"\n')
+    # pipelint parses only files some rule could fire on: these name tf.data
+    Path("bad.py").write_text("import tensorflow as tf\nds = (tf.data.Dataset.range(3)\n")
+    Path("py2.py").write_text('import tensorflow as tf\nds = tf.data.Dataset.range(3)\nprint "hello"\n')
     outcome = run(".")
     assert outcome.exit_code == 1
     bad = outcome.only("bad.py")
     assert bad["code"] == "PL001" and bad["line"] == 2 and "\n" not in bad["message"]
     assert outcome.only("py2.py")["code"] == "PL001"
+    # a file no rule can fire on is not parsed at all, like one that never names TensorFlow
+    Path("plain.py").write_text("import tensorflow as tf\nprint 'hi'\n")
+    assert run(".").codes_for("plain.py") == []
     assert_known_finding(outcome)
 
 

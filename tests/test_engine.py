@@ -32,9 +32,13 @@ def test_check_source_select():
 
 
 def test_syntax_error_is_pl001_at_parser_position():
-    found = lint_source("import tensorflow as tf\nds = (\n", "bad.py", ALL, None)
+    found = lint_source("import tensorflow as tf\nds = (tf.data.Dataset.range(3)\n", "bad.py", ALL, None)
     assert codes(found) == ["PL001"]
     assert found[0].line >= 2 and "\n" not in found[0].message
+
+
+def test_file_no_rule_can_fire_on_is_not_parsed():
+    assert lint_source("import tensorflow as tf\nprint 'hi'\n", "plain.py", ALL, None) == []
 
 
 def test_file_without_tensorflow_is_not_parsed():
