@@ -1,9 +1,10 @@
 """Check files: read (PEP 263), pre-filter, parse once, build the pipeline model once, run the rules.
 
-Per file the work is: decode bytes -> skip files that cannot hold a TensorFlow/Keras pipeline ->
-`libcst.parse_module` -> `PipelineModel.build` (the one traversal) -> every enabled rule queries
-the model -> positions are resolved only for files that have findings -> suppressions -> sorted
-diagnostics. Files are spread over worker processes; results come back in a deterministic order.
+Per file: decode bytes -> skip it unless it names TensorFlow/Keras and holds a word some enabled
+rule needs (`Rule.triggers`) -> CPython's `ast` (the judge of syntax: PL001) -> `libcst` ->
+`PipelineModel.build` (the one traversal) -> every enabled rule queries the model -> positions
+for just the statements with findings -> suppressions -> sorted diagnostics. Each check runs on
+a deep-stack thread; files are spread over worker processes; output order is deterministic.
 """
 from __future__ import annotations
 
