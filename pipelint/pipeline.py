@@ -162,6 +162,18 @@ class Op:
         return find_arg(self.call, keyword, position)
 
     @property
+    def reshuffles_every_epoch(self) -> bool:
+        """For a `shuffle`: does it certainly reshuffle on every iteration? Yes for the Keras
+        helpers' own shuffle and when `reshuffle_each_iteration` is absent (default True) or
+        literally True/None; a variable, `False` or `**kwargs` may turn it off, so no."""
+        if self.implicit:
+            return True
+        if any(arg.star == "**" for arg in self.call.args):
+            return False
+        arg = self.arg("reshuffle_each_iteration", 2)
+        return arg is None or (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "None"))
+
+    @property
     def receiver(self) -> cst.BaseExpression | None:
         func = self.call.func
         return func.value if isinstance(func, cst.Attribute) else None

@@ -1,25 +1,10 @@
 from __future__ import annotations
 
-import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
 from pipelint.pipeline import Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
-
-
-def _reshuffles(op: Op) -> bool:
-    """Does this written `shuffle` certainly reshuffle on every epoch?
-
-    True when `reshuffle_each_iteration` is absent (its default is True) or literally True; a
-    variable, `False` or `**kwargs` may turn it off, so they count as no.
-    """
-    if any(arg.star == "**" for arg in op.call.args):
-        return False
-    arg = op.arg("reshuffle_each_iteration", 2)
-    if arg is None:
-        return True
-    return isinstance(arg.value, cst.Name) and arg.value.value in ("True", "None")
 
 
 def _batched(ops: tuple[Op, ...]) -> bool:
@@ -125,7 +110,7 @@ a file-backed cache written by the old order must be rebuilt.
             shuffles: list[Op] = []
             for path in site.prefixes:
                 for op in path.all_ops():
-                    if op.name == "shuffle" and (op.implicit or _reshuffles(op)) and op not in shuffles:
+                    if op.name == "shuffle" and op.reshuffles_every_epoch and op not in shuffles:
                         shuffles.append(op)
             if not shuffles:
                 continue

@@ -8,20 +8,6 @@ from pipelint.rules.base import Invalid, NodeFix, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
 
-def _reshuffle_state(op: Op) -> str:
-    """"yes" (reshuffles each epoch, literally or by default), "no", or "unknown"."""
-    if op.implicit:
-        return "yes"  # Keras directory helpers reshuffle on every iteration
-    if any(arg.star == "**" for arg in op.call.args):
-        return "unknown"
-    arg = op.arg("reshuffle_each_iteration", 2)
-    if arg is None or (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "None")):
-        return "yes"
-    if isinstance(arg.value, cst.Name) and arg.value.value == "False":
-        return "no"
-    return "unknown"
-
-
 def _shared_reshuffle(a: Path, b: Path) -> Op | None:
     """The last reshuffling shuffle both paths went through from the same origin, if any.
 
@@ -35,7 +21,7 @@ def _shared_reshuffle(a: Path, b: Path) -> Op | None:
         if x is not y:
             break
         common.append(x)
-    shuffles = [op for op in common if op.name == "shuffle" and _reshuffle_state(op) == "yes"]
+    shuffles = [op for op in common if op.name == "shuffle" and op.reshuffles_every_epoch]
     return shuffles[-1] if shuffles else None
 
 
