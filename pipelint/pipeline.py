@@ -112,6 +112,8 @@ DATASET_TRIGGERS = (
     "tensorflow_datasets", "tfds", "AUTOTUNE", ".prefetch(", ".interleave(", ".unbatch(",
     ".with_options(", ".padded_batch(", ".ragged_batch(", "bucket_by_sequence_length",
 )
+# Dataset methods that group examples into batches (the elements after them are batches).
+BATCH_METHODS = ("batch", "padded_batch", "ragged_batch")
 TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
 PY_FUNCTION_NAMES = frozenset(

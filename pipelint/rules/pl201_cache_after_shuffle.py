@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.pipeline import Op
+from pipelint.pipeline import BATCH_METHODS, Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -10,7 +10,7 @@ from pipelint.rules.rewrite import swap_adjacent
 def _batched(ops: tuple[Op, ...]) -> bool:
     batched = False
     for op in ops:
-        if op.name in ("batch", "padded_batch", "ragged_batch"):
+        if op.name in BATCH_METHODS:
             batched = True
         elif op.name == "unbatch":
             batched = False
@@ -20,7 +20,7 @@ def _batched(ops: tuple[Op, ...]) -> bool:
 def _reshuffled_examples(tail: tuple[Op, ...], batched: bool) -> bool:
     """Does this continuation shuffle examples (not batches) again?"""
     for op in tail:
-        if op.name in ("batch", "padded_batch", "ragged_batch"):
+        if op.name in BATCH_METHODS:
             batched = True
         elif op.name == "unbatch":
             batched = False

@@ -1,11 +1,10 @@
 from __future__ import annotations
 
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.pipeline import Op, Path
+from pipelint.pipeline import BATCH_METHODS, Op, Path
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
-_BATCHES = ("batch", "padded_batch", "ragged_batch")
 
 
 def _pending_batch(path: Path) -> Op | None:
@@ -19,7 +18,7 @@ def _pending_batch(path: Path) -> Op | None:
     pending: Op | None = None
     shuffled = False
     for op in path.all_ops():
-        if op.name in _BATCHES:
+        if op.name in BATCH_METHODS:
             pending = op if (op.implicit or not shuffled) else None
         elif op.name == "unbatch":
             pending = None

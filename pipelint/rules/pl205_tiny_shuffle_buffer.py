@@ -5,10 +5,9 @@ from typing import ClassVar
 import libcst as cst
 
 from pipelint.diagnostics import Severity
-from pipelint.pipeline import Op, Path, find_arg, literal_int
+from pipelint.pipeline import BATCH_METHODS, Op, Path, find_arg, literal_int
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
-_BATCHES = ("batch", "padded_batch", "ragged_batch")
 # Ops that never produce more elements than they receive.
 _NON_GROWING = frozenset({"map", "filter", "cache", "prefetch", "shuffle", "skip", "shard",
                           "with_options", "enumerate", "ignore_errors", "take_while", "unique",
@@ -49,7 +48,7 @@ def _size_bound(path: Path) -> int | None:
             count = literal_int(arg.value) if arg is not None else None
             if count is not None and count >= 0:
                 bound = count if bound is None else min(bound, count)
-        elif op.name in _BATCHES:
+        elif op.name in BATCH_METHODS:
             arg = op.arg("batch_size", 0)
             size = literal_int(arg.value) if arg is not None else None
             bound = -(-bound // size) if bound is not None and size and size > 0 else None
@@ -67,7 +66,7 @@ def _file_names(path: Path) -> bool:
 def _batched(path: Path) -> bool:
     batched = False
     for op in path.all_ops():
-        if op.name in _BATCHES:
+        if op.name in BATCH_METHODS:
             batched = True
         elif op.name == "unbatch":
             batched = False
@@ -81,7 +80,7 @@ def _later_batch_size(model, shuffle: Op) -> int | None:
         for op in tail:
             if op.name in ("unbatch", "shuffle", "interleave", "flat_map"):
                 break
-            if op.name in _BATCHES:
+            if op.name in BATCH_METHODS:
                 arg = op.arg("batch_size", 0)
                 size = literal_int(arg.value) if arg is not None else None
                 if size is not None:
@@ -96,7 +95,7 @@ def _opens_sources_next(model, shuffle: Op) -> bool:
         for op in tail:
             if op.name in ("interleave", "flat_map"):
                 return True
-            if op.name in _BATCHES or op.name == "shuffle":
+            if op.name in BATCH_METHODS or op.name == "shuffle":
                 break
     return False
 
