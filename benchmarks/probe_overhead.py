@@ -16,6 +16,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from pipelint.profiler.install import install, uninstall  # noqa: E402
 from pipelint.profiler.session import Session  # noqa: E402
 
 
@@ -40,7 +41,7 @@ def keras_fit(steps):
 
 
 def run_loop(make, steps, probed):
-    session = Session(sample_every=50, live_warnings=False).install() if probed else None
+    session = install(Session(sample_every=50, live_warnings=False)) if probed else None
     try:
         ds = make(steps)
         t0 = time.perf_counter()
@@ -50,11 +51,11 @@ def run_loop(make, steps, probed):
         return n / (time.perf_counter() - t0)
     finally:
         if session is not None:
-            session.uninstall()
+            uninstall(session)
 
 
 def run_fit(make, steps, probed, model):
-    session = Session(sample_every=50, live_warnings=False).install() if probed else None
+    session = install(Session(sample_every=50, live_warnings=False)) if probed else None
     try:
         ds = make(steps).map(lambda v: (v, v[:, :1]))
         t0 = time.perf_counter()
@@ -62,12 +63,12 @@ def run_fit(make, steps, probed, model):
         return steps / (time.perf_counter() - t0)
     finally:
         if session is not None:
-            session.uninstall()
+            uninstall(session)
 
 
 def per_step_cost() -> tuple[float, float]:
     """Load-insensitive figures: µs per timed next() and ms per model read."""
-    session = Session(sample_every=10**9, live_warnings=False).install()
+    session = install(Session(sample_every=10**9, live_warnings=False))
     try:
         it = iter(fast(2000).repeat())
         rec = session.iter_records[-1]
@@ -83,7 +84,7 @@ def per_step_cost() -> tuple[float, float]:
         sample_ms = (time.perf_counter() - t0) / 50 * 1e3
         return tick_us, sample_ms
     finally:
-        session.uninstall()
+        uninstall(session)
 
 
 def main() -> None:

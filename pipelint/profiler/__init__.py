@@ -7,7 +7,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["probe", "get_report", "PipelineProfiler", "profile_script", "Session"]
+__all__ = ["probe", "get_report", "PipelineProfiler", "profile_script", "Session", "install", "uninstall",
+           "build_report"]
 
 
 def probe(ds: Any) -> Any:
@@ -33,4 +34,10 @@ def __getattr__(name: str) -> Any:
     if name == "Session":
         from pipelint.profiler.session import Session
         return Session
+    if name in ("install", "uninstall"):
+        from pipelint.profiler import install as _install
+        return getattr(_install, name)
+    if name == "build_report":
+        from pipelint.profiler.report import build_report
+        return build_report
     raise AttributeError(name)

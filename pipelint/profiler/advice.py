@@ -260,7 +260,7 @@ def live_hint(session, pipe) -> str:
     if pipe is None:
         return ""
     stages = merge(list(pipe.snapshots.values()))
-    stats = session.keras if session.keras.steps else None
+    stats = session.fit.stats if session.fit.stats.steps else None
     if stats is None:
         recs = [r for r in session.iter_records if r.pipeline is pipe and r.stats.steps]
         stats = recs[-1].stats if recs else None

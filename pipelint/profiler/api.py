@@ -7,7 +7,10 @@ import os
 import sys
 from typing import Any
 
-from pipelint.profiler.session import DATASET_METHODS, Session, active
+from pipelint.profiler.hooks import DATASET_METHODS
+from pipelint.profiler.install import active, install
+from pipelint.profiler.report import build_report, render_text
+from pipelint.profiler.session import Session
 
 _DEFAULT: Session | None = None
 
@@ -20,7 +23,7 @@ def _session() -> Session:
     if _DEFAULT is None:
         _DEFAULT = Session()
         atexit.register(_print_at_exit)
-    return _DEFAULT.install()
+    return install(_DEFAULT)
 
 
 def probe(ds: Any, _frame=None) -> Any:
@@ -73,7 +76,6 @@ def get_report(fmt: str = "dict") -> Any:
     s = active() or _DEFAULT
     if s is None:
         return None
-    from pipelint.profiler.report import build_report, render_text
     r = build_report(s)
     if fmt == "text":
         return render_text(r)

@@ -1,21 +1,24 @@
-"""`PipelineProfiler`: a Keras callback that measures step time and input wait during `fit`.
+"""The Keras side of the probe: the `PipelineProfiler` callback and the Keras hooks.
 
-Keras 3 reads the iterator inside its compiled train function, so Python cannot see the wait
-directly. The callback times steps between consecutive `on_train_batch_begin` calls and reads
-tf.data's own `gap_times` (the consumer's time between two GetNext calls) from the autotune model:
-input wait per step = step time - gap. Only `on_train_batch_begin` is overridden so that Keras
-keeps dispatching `on_train_batch_end` asynchronously (no extra device sync per step).
+`PipelineProfiler` times steps between consecutive `on_train_batch_begin` calls and hands them to
+the session, which splits them into input wait and work (see `Session.fit_flush`). Only
+`on_train_batch_begin` is overridden so that Keras keeps dispatching `on_train_batch_end`
+asynchronously (no extra device sync per step).
+
+`install_keras_hooks(session)` patches Keras' PyDataset/generator adapters (call sites,
+`__getitem__` timing) and `Model.fit` (adds a `PipelineProfiler` when the user did not).
 """
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from typing import Any
 
 import keras
 
-from pipelint.profiler.session import Session, active, early_sample
+from pipelint.profiler import hooks
+from pipelint.profiler.report import build_report, emit
+from pipelint.profiler.session import Session
 
 
 class PipelineProfiler(keras.callbacks.Callback):
@@ -27,30 +30,25 @@ class PipelineProfiler(keras.callbacks.Callback):
         super().__init__()
         self._own = False
         if session is None:
-            session = active()
+            session = hooks.active()
         if session is None:
             # Used on its own (not under `pipelint profile`): hook iterators now, before fit makes them.
             session = Session(sample_every=sample_every, warn_every=warn_every,
-                              live_warnings=live_warnings, record_sources=False).install()
+                              live_warnings=live_warnings, record_sources=False)
+            if hooks.install(session):
+                install_keras_hooks(session, add_callback=False)
             self._own = True
         self.session = session
-        self.sample_every = sample_every
         self._print = report and self._own
         self.json_path, self.html_path = json_path, html_path
         self.result: dict[str, Any] | None = None
         self._last: float | None = None
-        self._pending: list[float] = []
-        self._epoch_first = 0
-        self._step = 0
-        self._gaps: list[int] = []  # the last gap times read, for when the iterator is gone
 
-    # Keras hooks --------------------------------------------------------------------------------
     def on_train_begin(self, logs=None):
-        self.session.keras_depth += 1
-        self.session.active_callbacks.append(self)
+        self.session.fit_begin()
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._epoch_first = len(self.session.iter_records)
+        self.session.fit_epoch_begin()
         self._last = None
 
     def on_train_batch_begin(self, batch, logs=None):
@@ -60,19 +58,9 @@ class PipelineProfiler(keras.callbacks.Callback):
         try:
             now = time.perf_counter()
             if self._last is None:
-                # The epoch's iterator was created just before its first batch.
-                for rec in s.iter_records[self._epoch_first:]:
-                    if rec.ref() is not None and rec not in s.keras_iterators:
-                        s.keras_iterators.append(rec)
+                s.fit_first_batch()
             else:
-                self._pending.append(now - self._last)
-                s.keras.track(now, now - self._last)
-                self._step += 1
-                if len(self._pending) >= self.sample_every:
-                    self._flush()
-                    s.maybe_warn(s.keras, self._step, self._pipeline())
-                elif early_sample(self._step, self.sample_every):
-                    self._read_gaps()  # so that an interrupted fit still has stages and gaps
+                s.fit_step(now, now - self._last)
             self._last = now
         except Exception as exc:
             s.fail("Keras callback", exc)
@@ -81,56 +69,109 @@ class PipelineProfiler(keras.callbacks.Callback):
         # The last step of an epoch also holds validation: it stays out of the figures.
         self._last = None
         try:
-            self._flush()
+            self.session.fit_flush()
         except Exception as exc:
             self.session.fail("Keras callback", exc)
 
     def on_train_end(self, logs=None):
         s = self.session
-        s.keras_depth = max(0, s.keras_depth - 1)
-        if self in s.active_callbacks:
-            s.active_callbacks.remove(self)
         try:
-            self._flush()
+            s.fit_end()
         except Exception as exc:
             s.fail("Keras callback", exc)
         if self._own:
-            s.uninstall()
-            from pipelint.profiler.report import build_report, render_text, write_html, write_json
+            hooks.uninstall(s)
             self.result = build_report(s)
-            if self._print:
-                print(render_text(self.result), file=sys.stderr)
-            if self.json_path:
-                write_json(self.result, self.json_path)
-            if self.html_path:
-                write_html(self.result, self.html_path)
+            emit(self.result, out=sys.stderr if self._print else None, json_path=self.json_path,
+                 html_path=self.html_path)
 
-    # internals ----------------------------------------------------------------------------------
-    def _pipeline(self):
-        recs = [r for r in self.session.keras_iterators if r.ref() is not None]
-        return recs[-1].pipeline if recs else None
 
-    def _read_gaps(self) -> list[int]:
-        s = self.session
-        gaps: list[int] = []
-        for rec in s.keras_iterators:
-            if rec.ref() is not None and not s.disabled:
-                g = s.sample(rec)
-                if len(g) > len(gaps):
-                    gaps = g
-        if gaps:
-            self._gaps = gaps
-        return gaps
+def install_keras_hooks(session: Session, add_callback: bool = True) -> None:
+    """Patch Keras for `session` (undone by `hooks.uninstall`). Does nothing without Keras."""
+    try:
+        from keras.src.trainers.data_adapters import generator_data_adapter, py_dataset_adapter
+    except Exception:
+        generator_data_adapter = py_dataset_adapter = None
+    if py_dataset_adapter is not None:
+        adapter = py_dataset_adapter.PyDatasetAdapter
+        orig = adapter.__dict__["get_tf_dataset"]
 
-    def _flush(self) -> None:
-        pending, self._pending = self._pending, []
-        s = self.session
-        gaps = self._read_gaps() or self._gaps  # the iterator may be gone (interrupted fit)
-        if not pending:
-            return
-        step = statistics.median(pending)
-        # Medians: the first gap holds the tracing of the train function (seconds).
-        wait_per_step = max(0.0, step - statistics.median(gaps) / 1e6) if gaps else 0.0
-        wait_per_step = min(wait_per_step, step)
-        for p in pending:
-            s.keras.add(p, min(p, wait_per_step), track=False)
+        def get_tf_dataset(self_):
+            ds = orig(self_)
+            if not session.disabled:
+                try:
+                    _note_pydataset(session, self_.py_dataset, ds)
+                except Exception as exc:
+                    session.fail("PyDataset hook", exc)
+            return ds
+        hooks.patch(session, adapter, "get_tf_dataset", get_tf_dataset)
+    if generator_data_adapter is not None:
+        gadapter = generator_data_adapter.GeneratorDataAdapter
+        ginit = gadapter.__dict__["__init__"]
+        gget = gadapter.__dict__["get_tf_dataset"]
+
+        def __init__(self_, generator, *a, **k):  # noqa: N807
+            code = getattr(generator, "gi_code", None)
+            ginit(self_, generator, *a, **k)
+            if code is not None:
+                self_._pipelint_gen = (code.co_name, code.co_filename, code.co_firstlineno)
+
+        def g_get_tf_dataset(self_):
+            ds = gget(self_)
+            info = getattr(self_, "_pipelint_gen", None)
+            if info is not None and not session.disabled:
+                try:
+                    session.relabel_generator(ds, f"generator {info[0]}()", info[1], info[2], {})
+                except Exception as exc:
+                    session.fail("generator hook", exc)
+            return ds
+        hooks.patch(session, gadapter, "__init__", __init__)
+        hooks.patch(session, gadapter, "get_tf_dataset", g_get_tf_dataset)
+
+    if not add_callback:
+        return
+    for klass in type.mro(keras.Model):
+        if "fit" in klass.__dict__:
+            orig_fit = klass.__dict__["fit"]
+
+            def fit(self_, *a, _orig=orig_fit, **k):
+                if not session.disabled and len(a) < 6:
+                    try:
+                        cbs = list(k.get("callbacks") or [])
+                        if not any(isinstance(c, PipelineProfiler) for c in cbs):
+                            cbs.append(PipelineProfiler(session=session))
+                            k["callbacks"] = cbs
+                    except Exception as exc:
+                        session.fail("adding the Keras callback", exc)
+                return _orig(self_, *a, **k)
+            hooks.patch(session, klass, "fit", fit)
+            break
+
+
+def _note_pydataset(session: Session, py_dataset: Any, ds: Any) -> None:
+    cls = type(py_dataset)
+    getitem = getattr(cls, "__getitem__", None)
+    code = getattr(getitem, "__code__", None)
+    path, line = (code.co_filename, code.co_firstlineno) if code else (None, None)
+    label = f"PyDataset {cls.__name__}.__getitem__"
+    extra = {"pydataset": True, "workers": getattr(py_dataset, "workers", 1),
+             "use_multiprocessing": getattr(py_dataset, "use_multiprocessing", False),
+             "class": cls.__name__}
+    session.relabel_generator(ds, label, path, line, extra)
+    _time_getitem(session, cls, label)
+
+
+def _time_getitem(session: Session, cls: type, label: str) -> None:
+    orig = cls.__dict__.get("__getitem__") or getattr(cls, "__getitem__")
+    if getattr(orig, "_pipelint_timed", False):
+        return
+    stats = session.getitem_stats(label)
+
+    def __getitem__(self_, index):  # noqa: N807
+        t0 = time.perf_counter()
+        value = orig(self_, index)
+        stats[0] += 1
+        stats[1] += time.perf_counter() - t0
+        return value
+    __getitem__._pipelint_timed = True
+    hooks.patch(session, cls, "__getitem__", __getitem__)

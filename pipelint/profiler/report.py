@@ -29,7 +29,13 @@ def _environment() -> dict[str, Any]:
     return env
 
 
-def build_report(session, exit_code: int | None = None, script: str | None = None) -> dict[str, Any]:
+def build_report(session, *, exit_code: int | None = None, script: str | None = None,
+                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The one place a report is made: a JSON-ready dict from a `Session` (keys: docs/profiler.md).
+
+    Takes the session's final samples first. `extra` adds keys (e.g. `xprof`) after the built-in
+    ones; tools that build on the report (TensorBoard, notebooks) read this dict, never the session.
+    """
     session.finish()
     stats, source = session.step_stats()
     pipe = session.main_pipeline()
@@ -87,6 +93,8 @@ def build_report(session, exit_code: int | None = None, script: str | None = Non
         "probe_errors": list(session.errors),
         "environment": _environment(),
     }
+    if extra:
+        report.update(extra)
     return report
 
 
@@ -220,3 +228,20 @@ def render_html(r: dict[str, Any]) -> str:
 def write_html(r: dict[str, Any], path: str) -> None:
     with open(path, "w") as f:
         f.write(render_html(r))
+
+
+def emit(r: dict[str, Any], *, out: Any = None, json_path: str | None = None,
+         html_path: str | None = None) -> str:
+    """Print the text report to `out` (a stream, or None for no print) and write the files asked for.
+
+    Returns the text.
+    """
+    text = render_text(r)
+    if out is not None:
+        out.write(text)
+        out.flush()
+    if json_path:
+        write_json(r, json_path)
+    if html_path:
+        write_html(r, html_path)
+    return text

@@ -108,7 +108,8 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         import tensorflow  # noqa: F401 - hooks must be in place before the script builds pipelines
     except ImportError as exc:
         raise TensorFlowMissing(str(exc)) from exc
-    from pipelint.profiler.report import build_report, render_text, write_html, write_json
+    from pipelint.profiler.install import install, uninstall
+    from pipelint.profiler.report import build_report, emit
     from pipelint.profiler.session import Session
 
     out = out or sys.stderr
@@ -118,7 +119,7 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code = 0
     xprof = _XProf(xprof_dir)
-    session.install()
+    install(session)
     xprof.start()
     try:
         runpy.run_path(script, run_name="__main__")
@@ -138,21 +139,13 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
             xprof._failed("could not stop", exc)
     report = text = None
     try:
-        report = build_report(session, exit_code=code, script=script)
-        if xprof_dir:
-            report["xprof"] = xprof.info()
-        session.uninstall(force=True)
-        text = render_text(report)
-        if not quiet:
-            out.write(text)
-            out.flush()
-        if json_path:
-            write_json(report, json_path)
-        if html_path:
-            write_html(report, html_path)
+        report = build_report(session, exit_code=code, script=script,
+                              extra={"xprof": xprof.info()} if xprof_dir else None)
+        uninstall(session, force=True)
+        text = emit(report, out=None if quiet else out, json_path=json_path, html_path=html_path)
     except KeyboardInterrupt:
         code = 130
     except Exception as exc:  # a broken report must not hide the script's exit code
-        session.uninstall(force=True)
+        uninstall(session, force=True)
         print(f"pipelint: could not build the report: {type(exc).__name__}: {exc}", file=sys.stderr)
     return Outcome(code, report, text or "", list(session.errors))

@@ -136,3 +136,34 @@ def test_cli_bad_script_path_exits_2_without_traceback():
     assert result.exit_code == 2
     assert "no such script: does/not/exist.py" in result.output
     assert "Traceback" not in result.output
+
+
+def test_profiler_modules_import_one_way():
+    """No profiler module imports (even lazily) one that imports it back: the arrows form a DAG."""
+    import ast
+    from pathlib import Path
+    pkg = Path(advice.__file__).parent
+    graph = {}
+    for path in pkg.glob("*.py"):
+        if path.stem in ("__init__", "__main__"):
+            continue
+        deps = set()
+        for n in ast.walk(ast.parse(path.read_text())):
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("pipelint.profiler"):
+                names = [a.name for a in n.names] if n.module == "pipelint.profiler" else [n.module.split(".")[2]]
+                deps.update(names)
+        graph[path.stem] = deps & {p.stem for p in pkg.glob("*.py")}
+    done, visiting = set(), []
+
+    def visit(m):
+        assert m not in visiting, f"import cycle: {' -> '.join(visiting + [m])}"
+        if m in done:
+            return
+        visiting.append(m)
+        for d in graph.get(m, ()):
+            visit(d)
+        visiting.pop()
+        done.add(m)
+    for m in graph:
+        visit(m)
+    assert "callback" not in graph["session"] and "session" in graph["callback"]

@@ -10,6 +10,7 @@ from tensorflow.python.data.ops import dataset_ops  # noqa: E402
 
 import pipelint.profiler as profiler  # noqa: E402
 from pipelint.profiler.report import build_report  # noqa: E402
+from pipelint.profiler.install import install, uninstall  # noqa: E402
 from pipelint.profiler.session import Session  # noqa: E402
 
 
@@ -33,9 +34,9 @@ def _pipeline():
 
 @pytest.fixture
 def session():
-    s = Session(sample_every=5, warn_every=5).install()
+    s = install(Session(sample_every=5, warn_every=5))
     yield s
-    s.uninstall(force=True)
+    uninstall(s, force=True)
 
 
 def test_probe_yields_same_elements_in_same_order(session):
@@ -63,9 +64,9 @@ def test_custom_loop_is_timed_and_mapped_to_source(session):
 def test_hooks_are_restored():
     before = (dataset_ops.DatasetV2.__dict__["map"], dataset_ops.DatasetV2.__dict__["__iter__"],
               dataset_ops.DatasetV2.__dict__["range"])
-    s = Session().install()
+    s = install(Session())
     assert dataset_ops.DatasetV2.__dict__["map"] is not before[0]
-    s.uninstall()
+    uninstall(s)
     after = (dataset_ops.DatasetV2.__dict__["map"], dataset_ops.DatasetV2.__dict__["__iter__"],
              dataset_ops.DatasetV2.__dict__["range"])
     assert after == before

@@ -1,0 +1,233 @@
+"""The tf.data hooks that feed a `Session`, and the install/uninstall bookkeeping of all hooks.
+
+Installing patches (and uninstalling restores):
+- `tf.data.Dataset` methods and reader constructors, to record the user's call site of each op;
+- `tf.data.Dataset.__iter__`, to register eager iterators and time `next()` in custom loops.
+The Keras hooks live with the callback (`callback.install_keras_hooks`); `install.install()` puts
+both in place. Every hook calls the original first-hand and returns its result untouched.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from typing import Any, Callable
+
+from pipelint.profiler.session import Session
+
+_ACTIVE: Session | None = None
+_tls = threading.local()
+
+# Frames from these directories are library internals; the call site is the first frame outside.
+_SKIP_DIRS: tuple[str, ...] = ()
+
+# Methods whose call sites we record. Static constructors are included.
+DATASET_METHODS = (
+    "map", "batch", "padded_batch", "ragged_batch", "prefetch", "shuffle", "repeat", "cache",
+    "interleave", "flat_map", "filter", "take", "skip", "unbatch", "rebatch", "shard",
+    "concatenate", "with_options", "apply", "window", "scan", "take_while", "enumerate",
+    "bucket_by_sequence_length", "group_by_window", "ignore_errors", "unique",
+    "from_tensor_slices", "from_tensors", "range", "from_generator", "list_files", "zip",
+    "sample_from_datasets", "choose_from_datasets", "load", "counter",
+)
+READER_CLASSES = ("TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset")
+
+
+def active() -> Session | None:
+    """The session whose hooks are installed, if any."""
+    return _ACTIVE
+
+
+def install(session: Session) -> bool:
+    """Install the tf.data hooks for `session`. Nested calls count; True on the first one."""
+    global _ACTIVE
+    session.installs += 1
+    if session.installs > 1:
+        return False
+    if _ACTIVE is not None and _ACTIVE is not session:
+        uninstall(_ACTIVE, force=True)
+    _ACTIVE = session
+    session.started()
+    try:
+        _patch_tf(session)
+    except Exception as exc:
+        session.fail("installing tf.data hooks", exc)
+    return True
+
+
+def uninstall(session: Session, force: bool = False) -> None:
+    """Undo one install (all of them with `force`); the last one restores every patch."""
+    global _ACTIVE
+    if session.installs == 0:
+        return
+    session.installs = 0 if force else session.installs - 1
+    if session.installs:
+        return
+    session.finish()
+    for undo in reversed(session.restore):
+        try:
+            undo()
+        except Exception:  # pragma: no cover - restoring must not raise
+            pass
+    session.restore.clear()
+    if _ACTIVE is session:
+        _ACTIVE = None
+
+
+def patch(session: Session, owner: Any, name: str, new: Any) -> None:
+    """Set `owner.name = new` until the session is uninstalled."""
+    had = name in owner.__dict__
+    old = owner.__dict__.get(name)
+    setattr(owner, name, new)
+
+    def undo() -> None:
+        if had:
+            setattr(owner, name, old)
+        else:
+            delattr(owner, name)
+    session.restore.append(undo)
+
+
+def _skip_dirs() -> tuple[str, ...]:
+    global _SKIP_DIRS
+    if not _SKIP_DIRS:
+        dirs = [os.path.dirname(os.path.dirname(__file__))]  # pipelint itself
+        for name in ("tensorflow", "keras", "tf_keras", "runpy"):
+            mod = sys.modules.get(name)
+            if mod is not None and getattr(mod, "__file__", None):
+                path = mod.__file__
+                dirs.append(os.path.dirname(path) if name != "runpy" else path)
+        _SKIP_DIRS = tuple(dirs)
+    return _SKIP_DIRS
+
+
+def caller_site(depth: int = 2) -> tuple[str | None, int | None]:
+    skip = _skip_dirs()
+    f = sys._getframe(depth)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not fn.startswith(skip) and not fn.startswith("<frozen"):
+            return fn, f.f_lineno
+        f = f.f_back
+    return None, None
+
+
+def _patch_tf(session: Session) -> None:
+    import tensorflow as tf
+    from tensorflow.python.data.ops import dataset_ops, iterator_ops
+
+    DatasetV2 = dataset_ops.DatasetV2
+    if session.record_sources:
+        for name in DATASET_METHODS:
+            raw = DatasetV2.__dict__.get(name)
+            if raw is None:
+                continue
+            is_static = isinstance(raw, staticmethod)
+            func = raw.__func__ if is_static else raw
+            wrapped = _recording_wrapper(func, name)
+            patch(session, DatasetV2, name, staticmethod(wrapped) if is_static else wrapped)
+        for cname in READER_CLASSES:
+            cls = getattr(tf.data, cname, None)
+            if cls is not None and "__init__" in cls.__dict__:
+                patch(session, cls, "__init__", _recording_init(cls.__dict__["__init__"], cname))
+
+    owned = iterator_ops.OwnedIterator
+    timed_cls = _timed_iterator_class(owned)
+    orig_iter = DatasetV2.__dict__["__iter__"]
+
+    def __iter__(ds):  # noqa: N807 - the dunder we patch
+        it = orig_iter(ds)
+        if type(it) is owned and not session.disabled:
+            try:
+                it._pipelint_rec = session.register_iterator(ds, it)
+                it.__class__ = timed_cls  # only adds timing around next(); same object, same elements
+            except Exception as exc:
+                session.fail("registering an iterator", exc)
+        return it
+    patch(session, DatasetV2, "__iter__", __iter__)
+
+
+def _fn_name(fn: Any) -> str | None:
+    return getattr(fn, "__name__", None) or getattr(type(fn), "__name__", None)
+
+
+def _recording_wrapper(func: Callable, name: str) -> Callable:
+    def wrapper(*args, **kwargs):
+        session = _ACTIVE
+        if session is None or session.disabled or getattr(_tls, "depth", 0):
+            return func(*args, **kwargs)
+        _tls.depth = 1
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            _tls.depth = 0
+        try:
+            extra = _call_facts(name, args, kwargs)
+            session.record(result, name, caller_site(), extra)
+        except Exception as exc:
+            session.fail(f"recording {name}()", exc)
+        return result
+    wrapper.__name__ = getattr(func, "__name__", name)
+    wrapper.__qualname__ = getattr(func, "__qualname__", name)
+    wrapper.__doc__ = getattr(func, "__doc__", None)
+    wrapper.__wrapped__ = func
+    return wrapper
+
+
+def _recording_init(init: Callable, cname: str) -> Callable:
+    def __init__(self, *args, **kwargs):  # noqa: N807
+        session = _ACTIVE
+        if session is None or session.disabled or getattr(_tls, "depth", 0):
+            return init(self, *args, **kwargs)
+        _tls.depth = 1
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            _tls.depth = 0
+        try:
+            session.record(self, cname, caller_site(), {})
+        except Exception as exc:
+            session.fail(f"recording {cname}", exc)
+    __init__.__wrapped__ = init
+    return __init__
+
+
+def _call_facts(name: str, args: tuple, kwargs: dict) -> dict:
+    """Cheap facts about the call's arguments (never inspects tensors' values)."""
+    facts: dict[str, Any] = {}
+    if name in ("map", "interleave", "flat_map", "filter") and len(args) > 1:
+        facts["fn"] = _fn_name(args[1])
+        npc = kwargs.get("num_parallel_calls", args[2] if name == "map" and len(args) > 2 else None)
+        facts["num_parallel_calls"] = npc is not None
+    elif name == "from_generator" and args:
+        facts["fn"] = _fn_name(args[0])
+    elif name == "cache":
+        fname = kwargs.get("filename", args[1] if len(args) > 1 else "")
+        facts["filename"] = fname if isinstance(fname, str) else "<tensor>"
+    elif name in ("shuffle", "prefetch"):
+        buf = kwargs.get("buffer_size", args[1] if len(args) > 1 else None)
+        if isinstance(buf, int):
+            facts["buffer_size"] = buf
+    return facts
+
+
+def _timed_iterator_class(owned: type) -> type:
+    # A subclass of OwnedIterator so that isinstance checks and tf.function arguments still work;
+    # only Python-side next() is timed (Keras fit reads the iterator inside its graph).
+    def __next__(self):  # noqa: N807
+        t0 = time.perf_counter()
+        try:
+            value = owned.__next__(self)
+        except StopIteration:
+            rec = self.__dict__.get("_pipelint_rec")
+            if rec is not None and not rec.session.disabled:
+                rec.session.sample(rec)  # the iterator is exhausted: last chance to read its model
+            raise
+        rec = self.__dict__.get("_pipelint_rec")
+        if rec is not None:
+            rec.tick(t0, time.perf_counter())
+        return value
+
+    return type(owned.__name__, (owned,), {"__next__": __next__, "next": __next__,
+                                           "__module__": __name__})
