@@ -31,6 +31,8 @@ def test_invalid_examples_fire(rule, example):
     found = lint_source(example.code, "example.py", frozenset({rule.code}), None)
     assert any(d.code == rule.code for d in found), f"{rule.code} did not fire on:\n{example.code}"
     assert not [d for d in found if d.code.startswith("PL0")]
+    spans = [(d.line, d.column, d.end_line, d.end_column) for d in found if d.code == rule.code]
+    assert spans == example.spans(), f"{rule.code} fired elsewhere than pinned on:\n{example.code}"
     for diagnostic in found:
         assert diagnostic.name == rule.name and diagnostic.severity == rule.severity
     if example.fixed is not None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from pipelint.rules.base import EngineCode, Invalid, NodeFix, Option, Rule, RuleContext
+from pipelint.rules.base import At, EngineCode, Invalid, NodeFix, Option, Rule, RuleContext
 
-__all__ = ["EngineCode", "Invalid", "NodeFix", "Option", "Rule", "RuleContext", "all_rules", "get_rule"]
+__all__ = ["At", "EngineCode", "Invalid", "NodeFix", "Option", "Rule", "RuleContext", "all_rules", "get_rule"]
 
 _REGISTRY: dict[str, type[Rule]] | None = None
 

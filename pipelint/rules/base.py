@@ -5,6 +5,7 @@ single traversal and every rule queries it (datasets, the ops they pass, their c
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
@@ -17,12 +18,49 @@ if TYPE_CHECKING:
     from pipelint.pipeline import PipelineModel
 
 
+def example_source(text: str) -> str:
+    """The source an example stands for. Examples are written as indented triple-quoted blocks that
+    open with a newline; that newline is dropped and the block dedented, so line 1 is the first line."""
+    return textwrap.dedent(text.removeprefix("\n"))
+
+
+@dataclass(frozen=True)
+class At:
+    """Where a finding must be: 1-based line and column; the end column is exclusive and the end
+    line defaults to the start line."""
+
+    line: int
+    column: int
+    end_column: int
+    end_line: int | None = None
+
+    def span(self) -> tuple[int, int, int, int]:
+        return (self.line, self.column, self.line if self.end_line is None else self.end_line, self.end_column)
+
+
 @dataclass(frozen=True)
 class Invalid:
-    """An example the rule must fire on. `fixed`, when given, is the source after its fix."""
+    """An example the rule must fire on, and exactly where: the finding at `line`/`column` up to
+    `end_column` (on `end_line`, by default the same line), plus any further findings in `also`.
+    `fixed`, when given, is the source after the fix. Sources go through `example_source`."""
 
     code: str
+    line: int
+    column: int
+    end_column: int
+    end_line: int | None = None
+    also: tuple[At, ...] = ()
     fixed: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", example_source(self.code))
+        if self.fixed is not None:
+            object.__setattr__(self, "fixed", example_source(self.fixed))
+
+    def spans(self) -> list[tuple[int, int, int, int]]:
+        """Every finding's (line, column, end_line, end_column), in the order the engine sorts them."""
+        first = At(self.line, self.column, self.end_column, self.end_line)
+        return [first.span()] + [at.span() for at in self.also]
 
 
 @dataclass(frozen=True)
@@ -99,8 +137,14 @@ class Rule:
     triggers: ClassVar[tuple[str, ...]] = DATASET_TRIGGERS
     #: Substrings that must ALL be present too (a rule about `compile` needs the word).
     required: ClassVar[tuple[str, ...]] = ()
+    #: Examples it must stay silent on, as indented triple-quoted blocks (see `example_source`).
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "VALID" in cls.__dict__:
+            cls.VALID = tuple(example_source(source) for source in cls.VALID)
 
     def check(self, ctx: RuleContext) -> None:
         raise NotImplementedError

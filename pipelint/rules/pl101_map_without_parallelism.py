@@ -44,27 +44,89 @@ the module's own alias for TensorFlow and is offered only when one is imported.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)\n",
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, tf.data.AUTOTUNE)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)
+        """,
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: x * 2, tf.data.AUTOTUNE)
+        """,
         # pandas and Python's map are not tf.data
-        "import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(lambda v: v + 1)\n",
-        "import tensorflow as tf\nvalues = list(map(str, [1, 2, 3]))\n",
+        """
+        import pandas as pd
+        import tensorflow as tf
+        s = pd.Series([1, 2]).map(lambda v: v + 1)
+        """,
+        """
+        import tensorflow as tf
+        values = list(map(str, [1, 2, 3]))
+        """,
         # a py_function map is PL106's finding: num_parallel_calls would not help
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: tf.py_function(f, [x], tf.int64))\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: tf.py_function(f, [x], tf.int64))
+        """,
         # a user's own class with a .map method
-        "import tensorflow as tf\nclass Table:\n    def map(self, f):\n        return f\nTable().map(len)\n",
+        """
+        import tensorflow as tf
+        class Table:
+            def map(self, f):
+                return f
+        Table().map(len)
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2)\n",
-            "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(8).map(lambda x: x * 2)
+            """,
+            line=2, column=31, end_column=34,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef load(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.map(\n        parse,  # decode one record\n    )\n    return ds\n",
-            "import tensorflow as tf\n\ndef load(files):\n    ds = tf.data.TFRecordDataset(files)\n    ds = ds.map(\n        parse, num_parallel_calls=tf.data.AUTOTUNE,  # decode one record\n    )\n    return ds\n",
+            """
+            import tensorflow as tf
+
+            def load(files):
+                ds = tf.data.TFRecordDataset(files)
+                ds = ds.map(
+                    parse,  # decode one record
+                )
+                return ds
+            """,
+            line=5, column=13, end_column=16,
+            fixed="""
+            import tensorflow as tf
+
+            def load(files):
+                ds = tf.data.TFRecordDataset(files)
+                ds = ds.map(
+                    parse, num_parallel_calls=tf.data.AUTOTUNE,  # decode one record
+                )
+                return ds
+            """,
         ),
-        Invalid("from tensorflow import data as tfdata\nds = tfdata.TextLineDataset('a.txt').map(str.upper)\n"),
-        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\nds = ds.map(lambda e: e)\n"),
+        Invalid(
+            """
+            from tensorflow import data as tfdata
+            ds = tfdata.TextLineDataset('a.txt').map(str.upper)
+            """,
+            line=2, column=38, end_column=41,
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            ds = ds.map(lambda e: e)
+            """,
+            line=4, column=9, end_column=12,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

@@ -50,43 +50,101 @@ the module's own alias for TensorFlow and is offered only when one is imported.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#interleave
 """
     VALID = (
-        ("import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
-        "ds = files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)\n"),
+        """
+        import tensorflow as tf
+        files = tf.data.Dataset.list_files('*.tfrecord')
+        ds = files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)
+        """,
         # the fourth positional argument is num_parallel_calls
-        ("import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
-        "ds = files.interleave(tf.data.TFRecordDataset, 4, 1, tf.data.AUTOTUNE)\n"),
+        """
+        import tensorflow as tf
+        files = tf.data.Dataset.list_files('*.tfrecord')
+        ds = files.interleave(tf.data.TFRecordDataset, 4, 1, tf.data.AUTOTUNE)
+        """,
         # keyword arguments forwarded from a dict may carry it
-        ("import tensorflow as tf\nopts = {'num_parallel_calls': 4}\n"
-        "ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.range(x), **opts)\n"),
+        """
+        import tensorflow as tf
+        opts = {'num_parallel_calls': 4}
+        ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.range(x), **opts)
+        """,
         # a user's own class with an `interleave` method; numpy's interleaving is not tf.data
-        ("import tensorflow as tf\nclass Mixer:\n    def interleave(self, a, b):\n        return a + b\n"
-        "Mixer().interleave([1], [2])\n"),
-        "import numpy as np\nimport tensorflow as tf\nout = np.stack([np.arange(3), np.arange(3)], axis=1).ravel()\n",
+        """
+        import tensorflow as tf
+        class Mixer:
+            def interleave(self, a, b):
+                return a + b
+        Mixer().interleave([1], [2])
+        """,
+        """
+        import numpy as np
+        import tensorflow as tf
+        out = np.stack([np.arange(3), np.arange(3)], axis=1).ravel()
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('data/*.tfrecord')\n"
-            "ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4)\n",
-            "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('data/*.tfrecord')\n"
-            "ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4, num_parallel_calls=tf.data.AUTOTUNE)\n",
+            """
+            import tensorflow as tf
+            files = tf.data.Dataset.list_files('data/*.tfrecord')
+            ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4)
+            """,
+            line=3, column=12, end_column=22,
+            fixed="""
+            import tensorflow as tf
+            files = tf.data.Dataset.list_files('data/*.tfrecord')
+            ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef load(pattern):\n    ds = tf.data.Dataset.list_files(pattern)\n"
-            "    ds = ds.interleave(\n        lambda f: tf.data.TextLineDataset(f).skip(1),\n"
-            "        cycle_length=8,  # eight files at once\n    )\n    return ds.batch(64)\n",
-            "import tensorflow as tf\n\ndef load(pattern):\n    ds = tf.data.Dataset.list_files(pattern)\n"
-            "    ds = ds.interleave(\n        lambda f: tf.data.TextLineDataset(f).skip(1),\n"
-            "        cycle_length=8, num_parallel_calls=tf.data.AUTOTUNE,  # eight files at once\n    )\n"
-            "    return ds.batch(64)\n",
+            """
+            import tensorflow as tf
+
+            def load(pattern):
+                ds = tf.data.Dataset.list_files(pattern)
+                ds = ds.interleave(
+                    lambda f: tf.data.TextLineDataset(f).skip(1),
+                    cycle_length=8,  # eight files at once
+                )
+                return ds.batch(64)
+            """,
+            line=5, column=13, end_column=23,
+            fixed="""
+            import tensorflow as tf
+
+            def load(pattern):
+                ds = tf.data.Dataset.list_files(pattern)
+                ds = ds.interleave(
+                    lambda f: tf.data.TextLineDataset(f).skip(1),
+                    cycle_length=8, num_parallel_calls=tf.data.AUTOTUNE,  # eight files at once
+                )
+                return ds.batch(64)
+            """,
         ),
         # three positional arguments stop before num_parallel_calls
-        Invalid("import tensorflow as tf\nds = tf.data.Dataset.range(4).interleave("
-                "lambda x: tf.data.Dataset.from_tensors(x).repeat(3), 2, 1)\n"),
-        Invalid("from tensorflow import data as tfdata\nshards = tfdata.Dataset.from_tensor_slices(['a', 'b'])\n"
-                "records = shards.interleave(tfdata.TFRecordDataset)\n"),
-        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\n"
-                "ds = tfds.load('mnist', split='train')\n"
-                "ds = ds.interleave(lambda e: tf.data.Dataset.from_tensors(e))\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3), 2, 1)
+            """,
+            line=2, column=31, end_column=41,
+        ),
+        Invalid(
+            """
+            from tensorflow import data as tfdata
+            shards = tfdata.Dataset.from_tensor_slices(['a', 'b'])
+            records = shards.interleave(tfdata.TFRecordDataset)
+            """,
+            line=3, column=18, end_column=28,
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            ds = ds.interleave(lambda e: tf.data.Dataset.from_tensors(e))
+            """,
+            line=4, column=9, end_column=19,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

@@ -113,58 +113,159 @@ when autotuning or that rewrite is off, and documents it.
 - https://www.tensorflow.org/api_docs/python/tf/data/experimental/OptimizationOptions
 """
     VALID = (
-        ("import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).batch(32).prefetch(tf.data.AUTOTUNE)\n"
-        "model.fit(ds)\n"),
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).batch(32).prefetch(tf.data.AUTOTUNE)
+        model.fit(ds)
+        """,
         # an epoch counter: a bare in-memory source has nothing to overlap
-        "import tensorflow as tf\nfor epoch in tf.data.Dataset.range(3):\n    train_one_epoch(epoch)\n",
+        """
+        import tensorflow as tf
+        for epoch in tf.data.Dataset.range(3):
+            train_one_epoch(epoch)
+        """,
         # the Keras directory helpers already end in prefetch
-        ("from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('images/')\n"
-        "model.fit(train, epochs=3)\n"),
+        """
+        from tensorflow import keras
+        train = keras.utils.image_dataset_from_directory('images/')
+        model.fit(train, epochs=3)
+        """,
         # a last parallel stage buffers on its own
-        ("import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2).map(lambda x: x, num_parallel_calls=tf.data.AUTOTUNE)\n"
-        "model.fit(ds)\n"),
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(2).map(lambda x: x, num_parallel_calls=tf.data.AUTOTUNE)
+        model.fit(ds)
+        """,
         # a peek at a few elements, not a training loop
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nfor x in ds.take(1):\n    print(x)\n",
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nfirst = next(iter(ds))\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(2)
+        for x in ds.take(1):
+            print(x)
+        """,
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(2)
+        first = next(iter(ds))
+        """,
         # one branch already prefetches
-        ("import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(2)\nif fast:\n    ds = ds.prefetch(2)\nelse:\n"
-        "    ds = ds.cache().prefetch(2)\nmodel.fit(ds)\n"),
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(2)
+        if fast:
+            ds = ds.prefetch(2)
+        else:
+            ds = ds.cache().prefetch(2)
+        model.fit(ds)
+        """,
         # sklearn's fit, a pandas pipeline
-        ("import tensorflow as tf\nfrom sklearn.linear_model import LinearRegression\nimport pandas as pd\n"
-        "df = pd.read_csv('a.csv').dropna()\nLinearRegression().fit(df[['x']], df['y'])\n"),
+        """
+        import tensorflow as tf
+        from sklearn.linear_model import LinearRegression
+        import pandas as pd
+        df = pd.read_csv('a.csv').dropna()
+        LinearRegression().fit(df[['x']], df['y'])
+        """,
         # a helper that transforms a dataset it was given: an intermediate stage
-        "import tensorflow as tf\n\ndef decode(ds: tf.data.Dataset) -> tf.data.Dataset:\n    return ds.map(tf.io.decode_png)\n",
+        """
+        import tensorflow as tf
+
+        def decode(ds: tf.data.Dataset) -> tf.data.Dataset:
+            return ds.map(tf.io.decode_png)
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse).batch(32)\nmodel.fit(ds, epochs=5)\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)\n"
-            "model.fit(ds, epochs=5)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse).batch(32)
+            model.fit(ds, epochs=5)
+            """,
+            line=2, column=57, end_column=62,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
+            model.fit(ds, epochs=5)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
-            "    if training:\n        ds = ds.shuffle(1000)\n    ds = ds.batch(64)\n    return ds\n\n"
-            "model.fit(make(['a'], True), validation_data=make(['b'], False))\n",
-            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
-            "    if training:\n        ds = ds.shuffle(1000)\n    ds = ds.batch(64).prefetch(tf.data.AUTOTUNE)\n    return ds\n\n"
-            "model.fit(make(['a'], True), validation_data=make(['b'], False))\n",
+            """
+            import tensorflow as tf
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files)
+                if training:
+                    ds = ds.shuffle(1000)
+                ds = ds.batch(64)
+                return ds
+
+            model.fit(make(['a'], True), validation_data=make(['b'], False))
+            """,
+            line=7, column=13, end_column=18,
+            fixed="""
+            import tensorflow as tf
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files)
+                if training:
+                    ds = ds.shuffle(1000)
+                ds = ds.batch(64).prefetch(tf.data.AUTOTUNE)
+                return ds
+
+            model.fit(make(['a'], True), validation_data=make(['b'], False))
+            """,
         ),
         # the helper's implicit prefetch is followed by a map
         Invalid(
-            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('images/')\n"
-            "train = train.map(lambda x, y: (x / 255.0, y))\nmodel.fit(train)\n",
-            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('images/')\n"
-            "train = train.map(lambda x, y: (x / 255.0, y)).prefetch(tf.data.AUTOTUNE)\nmodel.fit(train)\n",
+            """
+            import keras
+            import tensorflow as tf
+            train = keras.utils.image_dataset_from_directory('images/')
+            train = train.map(lambda x, y: (x / 255.0, y))
+            model.fit(train)
+            """,
+            line=4, column=15, end_column=18,
+            fixed="""
+            import keras
+            import tensorflow as tf
+            train = keras.utils.image_dataset_from_directory('images/')
+            train = train.map(lambda x, y: (x / 255.0, y)).prefetch(tf.data.AUTOTUNE)
+            model.fit(train)
+            """,
         ),
         # a prefetch that is not last does not count (PL104 moves it; no fix here)
-        Invalid("import tensorflow as tf\nds = tf.data.Dataset.range(64).prefetch(tf.data.AUTOTUNE).batch(8)\n"
-                "model.fit(ds)\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(64).prefetch(tf.data.AUTOTUNE).batch(8)
+            model.fit(ds)
+            """,
+            line=2, column=59, end_column=64,
+        ),
         # a custom training loop
-        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\n"
-                "ds = ds.shuffle(1024).batch(128)\nfor step, batch in enumerate(ds):\n    train_step(batch)\n"),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            ds = ds.shuffle(1024).batch(128)
+            for step, batch in enumerate(ds):
+                train_step(batch)
+            """,
+            line=4, column=23, end_column=28,
+        ),
         # a batched dataset handed to an unknown caller
-        Invalid("import tensorflow as tf\n\ndef input_fn(files):\n    return (tf.data.TFRecordDataset(files)\n"
-                "            .map(parse)\n            .batch(32))\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def input_fn(files):
+                return (tf.data.TFRecordDataset(files)
+                        .map(parse)
+                        .batch(32))
+            """,
+            line=6, column=14, end_column=19,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

@@ -5,7 +5,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
 from pipelint.pipeline import Op
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
 # Ops that may follow a prefetch: they add no per-element work for the prefetch to hide.
@@ -55,33 +55,86 @@ instead of examples, say), so memory use can grow by the batch size.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#prefetch
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
+        """,
         # options and a peek at a few elements do no work for the prefetch to hide
-        ("import tensorflow as tf\nds = tf.data.Dataset.range(9).batch(3).prefetch(2).with_options(opts)\n"
-        "for x in ds.take(1):\n    print(x)\n"),
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(9).batch(3).prefetch(2).with_options(opts)
+        for x in ds.take(1):
+            print(x)
+        """,
         # the Keras helper's own prefetch is PL103's business
-        "from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('images/').map(lambda x, y: (x, y))\n",
+        """
+        from tensorflow import keras
+        train = keras.utils.image_dataset_from_directory('images/').map(lambda x, y: (x, y))
+        """,
         # prefetch_to_device belongs last
-        "import tensorflow as tf\nds = tf.data.Dataset.range(9).prefetch(2).apply(tf.data.experimental.prefetch_to_device('/gpu:0'))\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(9).prefetch(2).apply(tf.data.experimental.prefetch_to_device('/gpu:0'))
+        """,
         # a user's own loader with prefetch and batch methods
-        ("import tensorflow as tf\nclass Loader:\n    def prefetch(self, n):\n        return self\n    def batch(self, n):\n        return self\n"
-        "Loader().prefetch(2).batch(4)\n"),
+        """
+        import tensorflow as tf
+        class Loader:
+            def prefetch(self, n):
+                return self
+            def batch(self, n):
+                return self
+        Loader().prefetch(2).batch(4)
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).map(parse).prefetch(tf.data.AUTOTUNE).batch(32)\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(['a']).map(parse).prefetch(tf.data.AUTOTUNE).batch(32)
+            """,
+            line=2, column=75, end_column=80,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\nds = tf.data.Dataset.range(100).prefetch(4).map(lambda x: x + 1).shuffle(10)\n",
-            "import tensorflow as tf\nds = tf.data.Dataset.range(100).map(lambda x: x + 1).shuffle(10).prefetch(4)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(100).prefetch(4).map(lambda x: x + 1).shuffle(10)
+            """,
+            line=2, column=45, end_column=48,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(100).map(lambda x: x + 1).shuffle(10).prefetch(4)
+            """,
         ),
         # reassignment across statements and a branch: reported, not rewritten
-        Invalid("import tensorflow as tf\n\ndef load(files, training):\n    ds = tf.data.TFRecordDataset(files)\n"
-                "    ds = ds.prefetch(tf.data.AUTOTUNE)\n    if training:\n        ds = ds.shuffle(1000)\n"
-                "    return ds.batch(32)\n"),
-        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\n"
-                "ds = ds.prefetch(1)\nds = ds.cache()\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def load(files, training):
+                ds = tf.data.TFRecordDataset(files)
+                ds = ds.prefetch(tf.data.AUTOTUNE)
+                if training:
+                    ds = ds.shuffle(1000)
+                return ds.batch(32)
+            """,
+            line=7, column=17, end_column=24,
+            also=(At(line=8, column=15, end_column=20),),
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            ds = ds.prefetch(1)
+            ds = ds.cache()
+            """,
+            line=5, column=9, end_column=14,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

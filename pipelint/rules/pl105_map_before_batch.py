@@ -128,29 +128,86 @@ the author.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#batch
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(4).map(lambda x: tf.cast(x, tf.float32) / 255.0)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(4).map(lambda x: tf.cast(x, tf.float32) / 255.0)
+        """,
         # a shape-dependent function does not carry over to batches
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: tf.reshape(x, [1])).batch(4)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: tf.reshape(x, [1])).batch(4)
+        """,
         # mapped once before the cache, not every epoch
-        ("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: tf.cast(x, tf.float32) / 255.0)\n"
-         "ds = ds.cache().shuffle(8).batch(4)\n"),
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: tf.cast(x, tf.float32) / 255.0)
+        ds = ds.cache().shuffle(8).batch(4)
+        """,
         # a filter in between sees the mapped element
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(lambda x: x * 2).filter(lambda x: x > 2).batch(4)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: x * 2).filter(lambda x: x > 2).batch(4)
+        """,
         # pandas and Python's map, and a user's Batcher
-        "import pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(lambda v: v * 2)\nvalues = list(map(abs, [1, -2]))\n",
-        ("import tensorflow as tf\nclass Batcher:\n    def map(self, f):\n        return self\n    def batch(self, n):\n        return self\n"
-        "Batcher().map(lambda x: x * 2).batch(4)\n"),
+        """
+        import pandas as pd
+        import tensorflow as tf
+        s = pd.Series([1, 2]).map(lambda v: v * 2)
+        values = list(map(abs, [1, -2]))
+        """,
+        """
+        import tensorflow as tf
+        class Batcher:
+            def map(self, f):
+                return self
+            def batch(self, n):
+                return self
+        Batcher().map(lambda x: x * 2).batch(4)
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\n\ndef normalize(image, label):\n    \"\"\"uint8 -> float32.\"\"\"\n"
-                "    return tf.cast(image, tf.float32) / 255.0, label\n\n"
-                "ds = tf.data.TFRecordDataset(files).map(parse).map(normalize).shuffle(1000).batch(32)\n"),
-        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y))\n"
-                "ds = ds.map(lambda img, label: (tf.cast(img, tf.float32) / 255.0, label)).batch(64)\n"),
-        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train', as_supervised=True)\n"
-                "ds = ds.map(lambda x, y: (x, tf.one_hot(y, 10)), num_parallel_calls=tf.data.AUTOTUNE)\nds = ds.batch(32)\n"),
-        Invalid("import tensorflow as tf\n\ndef make(training):\n    ds = tf.data.Dataset.range(100)\n"
-                "    if training:\n        ds = ds.shuffle(100)\n    return ds.map(lambda v: v * 2 + 1).batch(8)\n"),
+        Invalid(
+            '''
+            import tensorflow as tf
+
+            def normalize(image, label):
+                """uint8 -> float32."""
+                return tf.cast(image, tf.float32) / 255.0, label
+
+            ds = tf.data.TFRecordDataset(files).map(parse).map(normalize).shuffle(1000).batch(32)
+            ''',
+            line=7, column=48, end_column=51,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices((x, y))
+            ds = ds.map(lambda img, label: (tf.cast(img, tf.float32) / 255.0, label)).batch(64)
+            """,
+            line=3, column=9, end_column=12,
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train', as_supervised=True)
+            ds = ds.map(lambda x, y: (x, tf.one_hot(y, 10)), num_parallel_calls=tf.data.AUTOTUNE)
+            ds = ds.batch(32)
+            """,
+            line=4, column=9, end_column=12,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def make(training):
+                ds = tf.data.Dataset.range(100)
+                if training:
+                    ds = ds.shuffle(100)
+                return ds.map(lambda v: v * 2 + 1).batch(8)
+            """,
+            line=7, column=15, end_column=18,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

@@ -56,26 +56,75 @@ No automatic fix.
 - https://www.tensorflow.org/api_docs/python/tf/numpy_function
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.Dataset.list_files('*.png').map(lambda p: tf.io.decode_png(tf.io.read_file(p)))\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.list_files('*.png').map(lambda p: tf.io.decode_png(tf.io.read_file(p)))
+        """,
         # a py_function outside any dataset function
-        "import tensorflow as tf\nout = tf.py_function(lambda x: x, [tf.constant(1)], tf.int32)\n",
+        """
+        import tensorflow as tf
+        out = tf.py_function(lambda x: x, [tf.constant(1)], tf.int32)
+        """,
         # pandas apply and Python map with Python code are not tf.data
-        "import pandas as pd\nimport tensorflow as tf\ndf = pd.DataFrame({'a': [1]})\ndf['b'] = df['a'].apply(lambda v: v + 1)\n",
-        "import tensorflow as tf\nimport numpy as np\narrays = list(map(np.load, ['a.npy']))\n",
+        """
+        import pandas as pd
+        import tensorflow as tf
+        df = pd.DataFrame({'a': [1]})
+        df['b'] = df['a'].apply(lambda v: v + 1)
+        """,
+        """
+        import tensorflow as tf
+        import numpy as np
+        arrays = list(map(np.load, ['a.npy']))
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\nimport numpy as np\n\ndef load(path):\n"
-                "    return tf.numpy_function(np.load, [path], tf.float32)\n\n"
-                "ds = tf.data.Dataset.list_files('*.npy').map(load, num_parallel_calls=tf.data.AUTOTUNE)\n"),
-        Invalid("import tensorflow as tf\nds = tf.data.TextLineDataset('a.txt')\n"
-                "ds = ds.filter(lambda line: tf.py_function(lambda s: len(s.numpy()) > 3, [line], tf.bool))\n"),
-        Invalid("from tensorflow import keras\nimport tensorflow as tf\n\ndef augment(x, y):\n"
-                "    x = tf.py_function(func=random_crop, inp=[x], Tout=tf.float32)\n    return x, y\n\n"
-                "train = keras.utils.image_dataset_from_directory('images/')\n"
-                "train = train.map(augment, num_parallel_calls=tf.data.AUTOTUNE)\n"),
-        Invalid("import functools\nimport tensorflow as tf\n\ndef parse(record, size):\n"
-                "    return tf.numpy_function(decode, [record, size], tf.uint8)\n\n"
-                "ds = tf.data.TFRecordDataset(files).map(functools.partial(parse, size=64))\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            import numpy as np
+
+            def load(path):
+                return tf.numpy_function(np.load, [path], tf.float32)
+
+            ds = tf.data.Dataset.list_files('*.npy').map(load, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
+            line=7, column=42, end_column=45,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.TextLineDataset('a.txt')
+            ds = ds.filter(lambda line: tf.py_function(lambda s: len(s.numpy()) > 3, [line], tf.bool))
+            """,
+            line=3, column=9, end_column=15,
+        ),
+        Invalid(
+            """
+            from tensorflow import keras
+            import tensorflow as tf
+
+            def augment(x, y):
+                x = tf.py_function(func=random_crop, inp=[x], Tout=tf.float32)
+                return x, y
+
+            train = keras.utils.image_dataset_from_directory('images/')
+            train = train.map(augment, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
+            line=9, column=15, end_column=18,
+        ),
+        Invalid(
+            """
+            import functools
+            import tensorflow as tf
+
+            def parse(record, size):
+                return tf.numpy_function(decode, [record, size], tf.uint8)
+
+            ds = tf.data.TFRecordDataset(files).map(functools.partial(parse, size=64))
+            """,
+            line=7, column=37, end_column=40,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

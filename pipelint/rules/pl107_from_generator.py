@@ -4,7 +4,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Severity
 from pipelint.pipeline import find_arg
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 _FROM_GENERATOR = "tensorflow.data.Dataset.from_generator"
 
@@ -54,20 +54,62 @@ No automatic fix.
 - https://www.tensorflow.org/api_docs/python/tf/data/experimental/service
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices(features)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices(features)
+        """,
         # Hugging Face datasets has a from_generator too
-        "from datasets import Dataset\nimport tensorflow as tf\nds = Dataset.from_generator(gen)\n",
+        """
+        from datasets import Dataset
+        import tensorflow as tf
+        ds = Dataset.from_generator(gen)
+        """,
         # a user's own class
-        ("import tensorflow as tf\nclass Source:\n    @classmethod\n    def from_generator(cls, gen):\n        return cls()\n"
-        "Source.from_generator(iter([]))\n"),
+        """
+        import tensorflow as tf
+        class Source:
+            @classmethod
+            def from_generator(cls, gen):
+                return cls()
+        Source.from_generator(iter([]))
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_generator(\n    gen, output_signature=tf.TensorSpec(shape=(), dtype=tf.int64))\n"),
-        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_generator(gen, output_types=tf.int64, output_shapes=())\n"),
-        Invalid("from tensorflow.data import Dataset\nimport tensorflow as tf\nds = Dataset.from_generator(gen, tf.float32)\n"
-                "ds = ds.batch(8)\n"),
-        Invalid("import tensorflow.compat.v2 as tf\n\ndef make():\n"
-                "    return tf.data.Dataset.from_generator(rows, output_signature=spec).batch(4)\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_generator(
+                gen, output_signature=tf.TensorSpec(shape=(), dtype=tf.int64))
+            """,
+            line=2, column=22, end_column=36,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64, output_shapes=())
+            """,
+            line=2, column=22, end_column=36,
+            also=(At(line=2, column=42, end_column=54), At(line=2, column=65, end_column=78)),
+        ),
+        Invalid(
+            """
+            from tensorflow.data import Dataset
+            import tensorflow as tf
+            ds = Dataset.from_generator(gen, tf.float32)
+            ds = ds.batch(8)
+            """,
+            line=3, column=14, end_column=28,
+            also=(At(line=3, column=34, end_column=44),),
+        ),
+        Invalid(
+            """
+            import tensorflow.compat.v2 as tf
+
+            def make():
+                return tf.data.Dataset.from_generator(rows, output_signature=spec).batch(4)
+            """,
+            line=4, column=28, end_column=42,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

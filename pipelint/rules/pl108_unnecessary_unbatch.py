@@ -46,20 +46,67 @@ No automatic fix.
 """
     VALID = (
         # a vectorized map between batch and unbatch is the point of the pair
-        "import tensorflow as tf\nds = tf.data.Dataset.range(64).batch(16).map(lambda b: b * 2).unbatch()\n",
-        "import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(4, drop_remainder=True).unbatch()\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(64).batch(16).map(lambda b: b * 2).unbatch()
+        """,
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).batch(4, drop_remainder=True).unbatch()
+        """,
         # a helper returning unbatched elements, and a user's Batcher
-        "from tensorflow import keras\nds = keras.utils.image_dataset_from_directory('images/', batch_size=None)\n",
-        ("import tensorflow as tf\nclass Batcher:\n    def batch(self, n):\n        return self\n    def unbatch(self):\n        return self\n"
-        "Batcher().batch(4).unbatch()\n"),
+        """
+        from tensorflow import keras
+        ds = keras.utils.image_dataset_from_directory('images/', batch_size=None)
+        """,
+        """
+        import tensorflow as tf
+        class Batcher:
+            def batch(self, n):
+                return self
+            def unbatch(self):
+                return self
+        Batcher().batch(4).unbatch()
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices(x).batch(32).unbatch()\n"),
-        Invalid("import tensorflow as tf\n\ndef load(files):\n    ds = tf.data.TFRecordDataset(files).batch(128)\n"
-                "    ds = ds.prefetch(tf.data.AUTOTUNE)\n    return ds.unbatch()\n"),
-        Invalid("import keras\ntrain = keras.utils.image_dataset_from_directory('images/')\ntrain = train.unbatch()\n"),
-        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\nds = tfds.load('mnist', split='train')\n"
-                "if shuffle:\n    ds = ds.shuffle(100)\nds = ds.batch(10).unbatch()\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices(x).batch(32).unbatch()
+            """,
+            line=2, column=54, end_column=61,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def load(files):
+                ds = tf.data.TFRecordDataset(files).batch(128)
+                ds = ds.prefetch(tf.data.AUTOTUNE)
+                return ds.unbatch()
+            """,
+            line=6, column=15, end_column=22,
+        ),
+        Invalid(
+            """
+            import keras
+            train = keras.utils.image_dataset_from_directory('images/')
+            train = train.unbatch()
+            """,
+            line=3, column=15, end_column=22,
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            if shuffle:
+                ds = ds.shuffle(100)
+            ds = ds.batch(10).unbatch()
+            """,
+            line=6, column=19, end_column=26,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

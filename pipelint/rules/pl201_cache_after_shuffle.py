@@ -72,34 +72,99 @@ a file-backed cache written by the old order must be rebuilt.
 """
     VALID = (
         # shuffle after cache: a new order every epoch
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a.tfrecord').cache().shuffle(1000).batch(32)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a.tfrecord').cache().shuffle(1000).batch(32)
+        """,
         # a deliberately fixed order
-        "import tensorflow as tf\nds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False).cache()\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False).cache()
+        """,
         # a Keras directory helper told not to shuffle
-        "from tensorflow import keras\nimport tensorflow as tf\nval = keras.utils.image_dataset_from_directory('photos', shuffle=False)\nval = val.cache().prefetch(tf.data.AUTOTUNE)\n",
+        """
+        from tensorflow import keras
+        import tensorflow as tf
+        val = keras.utils.image_dataset_from_directory('photos', shuffle=False)
+        val = val.cache().prefetch(tf.data.AUTOTUNE)
+        """,
         # reshuffled again after the cache
-        "import tensorflow as tf\nds = tf.data.Dataset.range(100).shuffle(100).cache().shuffle(100)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(100).shuffle(100).cache().shuffle(100)
+        """,
         # random.shuffle and Spark's cache are not tf.data
-        "import random\nimport tensorflow as tf\nrows = [1, 2, 3]\nrandom.shuffle(rows)\ndf = spark.read.parquet('x').cache()\n",
-        "import functools\nimport tensorflow as tf\n@functools.cache\ndef load():\n    return tf.constant(1)\n",
+        """
+        import random
+        import tensorflow as tf
+        rows = [1, 2, 3]
+        random.shuffle(rows)
+        df = spark.read.parquet('x').cache()
+        """,
+        """
+        import functools
+        import tensorflow as tf
+        @functools.cache
+        def load():
+            return tf.constant(1)
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a.tfrecord').shuffle(1000).cache().batch(32)\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a.tfrecord').cache().shuffle(1000).batch(32)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a.tfrecord').shuffle(1000).cache().batch(32)
+            """,
+            line=2, column=58, end_column=63,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a.tfrecord').cache().shuffle(1000).batch(32)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n    if training:\n        ds = ds.shuffle(10_000)\n    ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n    ds = ds.cache()\n    return ds.batch(64)\n"
+            """
+            import tensorflow as tf
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files)
+                if training:
+                    ds = ds.shuffle(10_000)
+                ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+                ds = ds.cache()
+                return ds.batch(64)
+            """,
+            line=8, column=13, end_column=18,
         ),
         Invalid(
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.shuffle(60000, reshuffle_each_iteration=True).cache()\n",
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.cache().shuffle(60000, reshuffle_each_iteration=True)\n",
+            """
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train', as_supervised=True)
+            ds = ds.shuffle(60000, reshuffle_each_iteration=True).cache()
+            """,
+            line=3, column=55, end_column=60,
+            fixed="""
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train', as_supervised=True)
+            ds = ds.cache().shuffle(60000, reshuffle_each_iteration=True)
+            """,
         ),
         Invalid(
-            "from tensorflow import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('photos', seed=1)\ntrain = train.cache().prefetch(tf.data.AUTOTUNE)\n"
+            """
+            from tensorflow import keras
+            import tensorflow as tf
+            train = keras.utils.image_dataset_from_directory('photos', seed=1)
+            train = train.cache().prefetch(tf.data.AUTOTUNE)
+            """,
+            line=4, column=15, end_column=20,
         ),
         Invalid(
-            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('photos', shuffle=False)\ntrain = train.unbatch().shuffle(4096).batch(32).cache()\n"
+            """
+            import keras
+            import tensorflow as tf
+            train = keras.utils.image_dataset_from_directory('photos', shuffle=False)
+            train = train.unbatch().shuffle(4096).batch(32).cache()
+            """,
+            line=4, column=49, end_column=54,
         ),
     )
 

@@ -85,30 +85,96 @@ No automatic fix.
 """
     VALID = (
         # augmentation after the cache
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(decode).cache().map(lambda x: tf.image.random_flip_left_right(x))\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').map(decode).cache().map(lambda x: tf.image.random_flip_left_right(x))
+        """,
         # stateless random ops are deterministic given their seed
-        "import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: tf.random.stateless_uniform([2], seed=(1, x))).cache()\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).map(lambda x: tf.random.stateless_uniform([2], seed=(1, x))).cache()
+        """,
         # deterministic map before the cache
-        "import tensorflow as tf\nds = tf.data.Dataset.range(10).map(lambda x: tf.cast(x, tf.float32) / 255.0).cache()\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).map(lambda x: tf.cast(x, tf.float32) / 255.0).cache()
+        """,
         # pandas `.map` with numpy randomness, then Spark's `.cache()`: not tf.data
-        "import numpy as np\nimport pandas as pd\nimport tensorflow as tf\ns = pd.Series([1, 2]).map(lambda v: v + np.random.rand())\ndf = spark.table('t').cache()\n",
-        "import random\nimport tensorflow as tf\nvalues = list(map(lambda v: v * random.random(), [1, 2]))\n",
+        """
+        import numpy as np
+        import pandas as pd
+        import tensorflow as tf
+        s = pd.Series([1, 2]).map(lambda v: v + np.random.rand())
+        df = spark.table('t').cache()
+        """,
+        """
+        import random
+        import tensorflow as tf
+        values = list(map(lambda v: v * random.random(), [1, 2]))
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\n\ndef augment(image, label):\n    image = tf.image.random_flip_left_right(image)\n    return image, label\n\nds = tf.data.TFRecordDataset('train.tfrecord').map(parse).map(augment).cache().batch(32)\n"
+            """
+            import tensorflow as tf
+
+            def augment(image, label):
+                image = tf.image.random_flip_left_right(image)
+                return image, label
+
+            ds = tf.data.TFRecordDataset('train.tfrecord').map(parse).map(augment).cache().batch(32)
+            """,
+            line=7, column=72, end_column=77,
         ),
         Invalid(
-            "import tensorflow as tf\nfrom tensorflow import keras\naugmentation = keras.Sequential([keras.layers.RandomFlip('horizontal'), keras.layers.RandomRotation(0.1)])\ntrain = keras.utils.image_dataset_from_directory('photos')\ntrain = train.map(lambda x, y: (augmentation(x, training=True), y))\ntrain = train.cache().prefetch(tf.data.AUTOTUNE)\n"
+            """
+            import tensorflow as tf
+            from tensorflow import keras
+            augmentation = keras.Sequential([keras.layers.RandomFlip('horizontal'), keras.layers.RandomRotation(0.1)])
+            train = keras.utils.image_dataset_from_directory('photos')
+            train = train.map(lambda x, y: (augmentation(x, training=True), y))
+            train = train.cache().prefetch(tf.data.AUTOTUNE)
+            """,
+            line=6, column=15, end_column=20,
         ),
         Invalid(
-            "import numpy as np\nimport tensorflow as tf\n\ndef jitter(x):\n    return x + np.random.normal()\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files)\n    if training:\n        ds = ds.map(jitter)\n    return ds.cache()\n"
+            """
+            import numpy as np
+            import tensorflow as tf
+
+            def jitter(x):
+                return x + np.random.normal()
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files)
+                if training:
+                    ds = ds.map(jitter)
+                return ds.cache()
+            """,
+            line=11, column=15, end_column=20,
         ),
         Invalid(
-            "import numpy as np\nimport tensorflow as tf\n\ndef np_augment(x):\n    return np.fliplr(x) if np.random.rand() < 0.5 else x\n\nds = tf.data.TFRecordDataset('a').map(lambda x: tf.numpy_function(np_augment, [x], tf.uint8))\nds = ds.cache()\n"
+            """
+            import numpy as np
+            import tensorflow as tf
+
+            def np_augment(x):
+                return np.fliplr(x) if np.random.rand() < 0.5 else x
+
+            ds = tf.data.TFRecordDataset('a').map(lambda x: tf.numpy_function(np_augment, [x], tf.uint8))
+            ds = ds.cache()
+            """,
+            line=8, column=9, end_column=14,
         ),
         Invalid(
-            "import tensorflow as tf\nimport tensorflow_datasets as tfds\nds = tfds.load('cifar10', split='train', as_supervised=True)\nds = ds.map(lambda x, y: (x + tf.random.normal(tf.shape(x)), y), num_parallel_calls=tf.data.AUTOTUNE)\nds = ds.cache()\n"
+            """
+            import tensorflow as tf
+            import tensorflow_datasets as tfds
+            ds = tfds.load('cifar10', split='train', as_supervised=True)
+            ds = ds.map(lambda x, y: (x + tf.random.normal(tf.shape(x)), y), num_parallel_calls=tf.data.AUTOTUNE)
+            ds = ds.cache()
+            """,
+            line=5, column=9, end_column=14,
         ),
     )
 

@@ -75,27 +75,75 @@ buffer then counts examples instead of batches, and batch composition changes ev
 - https://www.tensorflow.org/api_docs/python/tf/keras/utils/image_dataset_from_directory
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(1000).batch(32)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').shuffle(1000).batch(32)
+        """,
         # unbatched again before the shuffle
-        "import tensorflow as tf\nfrom tensorflow import keras\nds = keras.utils.image_dataset_from_directory('photos')\nds = ds.unbatch().shuffle(1000).batch(32)\n",
+        """
+        import tensorflow as tf
+        from tensorflow import keras
+        ds = keras.utils.image_dataset_from_directory('photos')
+        ds = ds.unbatch().shuffle(1000).batch(32)
+        """,
         # examples already shuffled: a deliberate batch-level shuffle of length buckets
-        "import tensorflow as tf\nds = tf.data.TextLineDataset('a.txt').shuffle(10000).padded_batch(32).shuffle(64)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TextLineDataset('a.txt').shuffle(10000).padded_batch(32).shuffle(64)
+        """,
         # a user's own Batcher, random.shuffle: not tf.data
-        "import random\nimport tensorflow as tf\nclass Batcher:\n    def batch(self, n):\n        return self\n    def shuffle(self, n):\n        return self\nb = Batcher().batch(4).shuffle(2)\nrandom.shuffle([1, 2])\n",
+        """
+        import random
+        import tensorflow as tf
+        class Batcher:
+            def batch(self, n):
+                return self
+            def shuffle(self, n):
+                return self
+        b = Batcher().batch(4).shuffle(2)
+        random.shuffle([1, 2])
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).batch(32).shuffle(1000)\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).shuffle(1000).batch(32)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').map(parse).batch(32).shuffle(1000)
+            """,
+            line=2, column=56, end_column=63,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').map(parse).shuffle(1000).batch(32)
+            """,
         ),
         Invalid(
-            "from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('photos', image_size=(180, 180))\ntrain = train.shuffle(1000)\n"
+            """
+            from tensorflow import keras
+            train = keras.utils.image_dataset_from_directory('photos', image_size=(180, 180))
+            train = train.shuffle(1000)
+            """,
+            line=3, column=15, end_column=22,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files).batch(64)\n    if training:\n        ds = ds.shuffle(100)\n    return ds\n"
+            """
+            import tensorflow as tf
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files).batch(64)
+                if training:
+                    ds = ds.shuffle(100)
+                return ds
+            """,
+            line=6, column=17, end_column=24,
         ),
         Invalid(
-            "import tensorflow_datasets as tfds\nds = tfds.load('imdb_reviews', split='train')\nds = ds.padded_batch(32)\nds = ds.shuffle(512)\n"
+            """
+            import tensorflow_datasets as tfds
+            ds = tfds.load('imdb_reviews', split='train')
+            ds = ds.padded_batch(32)
+            ds = ds.shuffle(512)
+            """,
+            line=4, column=9, end_column=16,
         ),
     )
 

@@ -52,27 +52,80 @@ while the shuffle buffer refills.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(1000).repeat().batch(32)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').shuffle(1000).repeat().batch(32)
+        """,
         # repeat(1) does not repeat
-        "import tensorflow as tf\nds = tf.data.Dataset.range(10).repeat(1).shuffle(10)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).repeat(1).shuffle(10)
+        """,
         # pandas/NumPy `repeat` and random.shuffle are not tf.data
-        "import random\nimport numpy as np\nimport pandas as pd\nimport tensorflow as tf\nx = np.arange(3).repeat(2)\nrandom.shuffle(list(x))\ns = pd.Series([1]).repeat(3)\n",
-        "import tensorflow as tf\nclass Loader:\n    def repeat(self):\n        return self\n    def shuffle(self, n):\n        return self\nLoader().repeat().shuffle(3)\n",
+        """
+        import random
+        import numpy as np
+        import pandas as pd
+        import tensorflow as tf
+        x = np.arange(3).repeat(2)
+        random.shuffle(list(x))
+        s = pd.Series([1]).repeat(3)
+        """,
+        """
+        import tensorflow as tf
+        class Loader:
+            def repeat(self):
+                return self
+            def shuffle(self, n):
+                return self
+        Loader().repeat().shuffle(3)
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').repeat().shuffle(1000).batch(32)\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(1000).repeat().batch(32)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').repeat().shuffle(1000).batch(32)
+            """,
+            line=2, column=44, end_column=51,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').shuffle(1000).repeat().batch(32)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files).repeat(10)\n    if training:\n        ds = ds.map(parse).shuffle(2048)\n    return ds.batch(32)\n"
+            """
+            import tensorflow as tf
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files).repeat(10)
+                if training:
+                    ds = ds.map(parse).shuffle(2048)
+                return ds.batch(32)
+            """,
+            line=6, column=28, end_column=35,
         ),
         Invalid(
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\nds = ds.repeat()\nds = ds.shuffle(buffer_size=10000)\n"
+            """
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train')
+            ds = ds.repeat()
+            ds = ds.shuffle(buffer_size=10000)
+            """,
+            line=4, column=9, end_column=16,
         ),
         Invalid(
-            "import keras\ntrain = keras.utils.image_dataset_from_directory('photos', batch_size=None)\ntrain = train.repeat(3).shuffle(1000, seed=1)\n",
-            "import keras\ntrain = keras.utils.image_dataset_from_directory('photos', batch_size=None)\ntrain = train.shuffle(1000, seed=1).repeat(3)\n",
+            """
+            import keras
+            train = keras.utils.image_dataset_from_directory('photos', batch_size=None)
+            train = train.repeat(3).shuffle(1000, seed=1)
+            """,
+            line=3, column=25, end_column=32,
+            fixed="""
+            import keras
+            train = keras.utils.image_dataset_from_directory('photos', batch_size=None)
+            train = train.shuffle(1000, seed=1).repeat(3)
+            """,
         ),
     )
 

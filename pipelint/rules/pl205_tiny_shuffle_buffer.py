@@ -145,24 +145,72 @@ No automatic fix.
 - https://www.tensorflow.org/guide/data_performance#reducing_memory_footprint
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(10_000).batch(64)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').shuffle(10_000).batch(64)
+        """,
         # the whole source fits in the buffer
-        "import tensorflow as tf\nds = tf.data.Dataset.range(10).shuffle(10)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).shuffle(10)
+        """,
         # file names shuffled before being opened
-        "import tensorflow as tf\nfiles = tf.data.Dataset.from_tensor_slices(paths).shuffle(16)\nds = files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)\n",
+        """
+        import tensorflow as tf
+        files = tf.data.Dataset.from_tensor_slices(paths).shuffle(16)
+        ds = files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)
+        """,
         # not a literal: not judged
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(BUFFER)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').shuffle(BUFFER)
+        """,
         # random.shuffle, a user's own class: not tf.data
-        "import random\nimport tensorflow as tf\nrandom.shuffle([1, 2, 3])\nclass Deck:\n    def shuffle(self, n):\n        return self\nDeck().shuffle(2)\n",
+        """
+        import random
+        import tensorflow as tf
+        random.shuffle([1, 2, 3])
+        class Deck:
+            def shuffle(self, n):
+                return self
+        Deck().shuffle(2)
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).shuffle(16).batch(32)\n"),
-        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset('a')\nds = ds.shuffle(1)\n"),
         Invalid(
-            "import tensorflow_datasets as tfds\n\ndef make(training):\n    ds = tfds.load('mnist', split='train')\n    if training:\n        ds = ds.shuffle(buffer_size=128)\n    return ds.batch(256)\n"
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').map(parse).shuffle(16).batch(32)
+            """,
+            line=2, column=46, end_column=53,
         ),
         Invalid(
-            "import keras\nds = keras.utils.image_dataset_from_directory('photos', batch_size=None)\nds = ds.shuffle(50).batch(32)\n"
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a')
+            ds = ds.shuffle(1)
+            """,
+            line=3, column=9, end_column=16,
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+
+            def make(training):
+                ds = tfds.load('mnist', split='train')
+                if training:
+                    ds = ds.shuffle(buffer_size=128)
+                return ds.batch(256)
+            """,
+            line=6, column=17, end_column=24,
+        ),
+        Invalid(
+            """
+            import keras
+            ds = keras.utils.image_dataset_from_directory('photos', batch_size=None)
+            ds = ds.shuffle(50).batch(32)
+            """,
+            line=3, column=9, end_column=16,
         ),
     )
 

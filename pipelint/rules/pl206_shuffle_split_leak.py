@@ -4,7 +4,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
 from pipelint.pipeline import Op, Path
-from pipelint.rules.base import Invalid, NodeFix, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, NodeFix, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
 
@@ -73,30 +73,100 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
 - https://www.tensorflow.org/api_docs/python/tf/keras/utils/image_dataset_from_directory
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False)\ntrain = ds.take(80)\nval = ds.skip(80)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False)
+        train = ds.take(80)
+        val = ds.skip(80)
+        """,
         # split first, then shuffle the training part
-        "import tensorflow as tf\nds = tf.data.Dataset.range(100)\ntrain = ds.take(80).shuffle(80)\nval = ds.skip(80)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(100)
+        train = ds.take(80).shuffle(80)
+        val = ds.skip(80)
+        """,
         # skip then take on one chain is not a split
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').shuffle(1000).skip(10).take(5)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').shuffle(1000).skip(10).take(5)
+        """,
         # one helper shuffling two different datasets
-        "import tensorflow as tf\n\ndef prep(ds):\n    return ds.shuffle(1000)\n\ntrain = prep(tf.data.TFRecordDataset('t')).take(100)\nval = prep(tf.data.TFRecordDataset('v')).skip(100)\n",
+        """
+        import tensorflow as tf
+
+        def prep(ds):
+            return ds.shuffle(1000)
+
+        train = prep(tf.data.TFRecordDataset('t')).take(100)
+        val = prep(tf.data.TFRecordDataset('v')).skip(100)
+        """,
         # pandas/NumPy `take`, itertools: not tf.data
-        "import numpy as np\nimport pandas as pd\nimport tensorflow as tf\ndf = pd.DataFrame({'a': [1]}).sample(frac=1)\ntrain = df.take([0])\nrest = np.arange(5).take([1, 2])\n",
+        """
+        import numpy as np
+        import pandas as pd
+        import tensorflow as tf
+        df = pd.DataFrame({'a': [1]}).sample(frac=1)
+        train = df.take([0])
+        rest = np.arange(5).take([1, 2])
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000)\ntrain = ds.take(800)\nval = ds.skip(800)\n",
-            "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000, reshuffle_each_iteration=False)\ntrain = ds.take(800)\nval = ds.skip(800)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000)
+            train = ds.take(800)
+            val = ds.skip(800)
+            """,
+            line=3, column=12, end_column=16,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000, reshuffle_each_iteration=False)
+            train = ds.take(800)
+            val = ds.skip(800)
+            """,
         ),
         Invalid(
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.shuffle(60000, reshuffle_each_iteration=True)\nval = ds.take(10000)\ntrain = ds.skip(10000)\n",
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train', as_supervised=True)\nds = ds.shuffle(60000, reshuffle_each_iteration=False)\nval = ds.take(10000)\ntrain = ds.skip(10000)\n",
+            """
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train', as_supervised=True)
+            ds = ds.shuffle(60000, reshuffle_each_iteration=True)
+            val = ds.take(10000)
+            train = ds.skip(10000)
+            """,
+            line=4, column=10, end_column=14,
+            fixed="""
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train', as_supervised=True)
+            ds = ds.shuffle(60000, reshuffle_each_iteration=False)
+            val = ds.take(10000)
+            train = ds.skip(10000)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef split(ds: tf.data.Dataset, n):\n    ds = ds.shuffle(10_000)\n    test = ds.take(n)\n    rest = ds.skip(n)\n    val = rest.take(n)\n    train = rest.skip(n)\n    return train, val, test\n"
+            """
+            import tensorflow as tf
+
+            def split(ds: tf.data.Dataset, n):
+                ds = ds.shuffle(10_000)
+                test = ds.take(n)
+                rest = ds.skip(n)
+                val = rest.take(n)
+                train = rest.skip(n)
+                return train, val, test
+            """,
+            line=5, column=15, end_column=19,
+            also=(At(line=7, column=16, end_column=20),),
         ),
         Invalid(
-            "from tensorflow import keras\nfull = keras.utils.image_dataset_from_directory('photos')\nval = full.take(10)\ntrain = full.skip(10)\n"
+            """
+            from tensorflow import keras
+            full = keras.utils.image_dataset_from_directory('photos')
+            val = full.take(10)
+            train = full.skip(10)
+            """,
+            line=3, column=12, end_column=16,
         ),
     )
 

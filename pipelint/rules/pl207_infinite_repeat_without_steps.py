@@ -100,29 +100,100 @@ No automatic fix.
 - https://www.tensorflow.org/api_docs/python/tf/data/experimental/make_csv_dataset
 """
     VALID = (
-        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').batch(32).repeat()\nmodel.fit(train, epochs=5, steps_per_epoch=100)\n",
-        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').batch(32).repeat().take(100)\nmodel.fit(train, epochs=5)\n",
-        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').batch(32).repeat(3)\nmodel.fit(train, epochs=1)\n",
+        """
+        import tensorflow as tf
+        train = tf.data.TFRecordDataset('a').batch(32).repeat()
+        model.fit(train, epochs=5, steps_per_epoch=100)
+        """,
+        """
+        import tensorflow as tf
+        train = tf.data.TFRecordDataset('a').batch(32).repeat().take(100)
+        model.fit(train, epochs=5)
+        """,
+        """
+        import tensorflow as tf
+        train = tf.data.TFRecordDataset('a').batch(32).repeat(3)
+        model.fit(train, epochs=1)
+        """,
         # validation_steps given; **kwargs may carry the steps
-        "import tensorflow as tf\nval = tf.data.TFRecordDataset('v').batch(32).repeat()\nmodel.fit(train, validation_data=val, validation_steps=10)\nmodel.evaluate(val, **kw)\n",
+        """
+        import tensorflow as tf
+        val = tf.data.TFRecordDataset('v').batch(32).repeat()
+        model.fit(train, validation_data=val, validation_steps=10)
+        model.evaluate(val, **kw)
+        """,
         # sklearn's fit and NumPy's repeat are not Keras/tf.data
         # a shared helper that repeats only for training, evaluated on its non-training branch
-        "import tensorflow as tf\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files).batch(32)\n    if training:\n        ds = ds.repeat()\n    return ds\n\nmodel.fit(make('t', True), steps_per_epoch=100, validation_data=make('v', False))\nmodel.evaluate(make('e', False))\n",
-        "import numpy as np\nimport tensorflow as tf\nfrom sklearn.linear_model import LinearRegression\nx = np.ones((4, 1)).repeat(2, axis=0)\nLinearRegression().fit(x, x.ravel())\n",
+        """
+        import tensorflow as tf
+
+        def make(files, training):
+            ds = tf.data.TFRecordDataset(files).batch(32)
+            if training:
+                ds = ds.repeat()
+            return ds
+
+        model.fit(make('t', True), steps_per_epoch=100, validation_data=make('v', False))
+        model.evaluate(make('e', False))
+        """,
+        """
+        import numpy as np
+        import tensorflow as tf
+        from sklearn.linear_model import LinearRegression
+        x = np.ones((4, 1)).repeat(2, axis=0)
+        LinearRegression().fit(x, x.ravel())
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\ntrain = tf.data.TFRecordDataset('a').map(parse).batch(32).repeat()\nmodel.fit(train, epochs=10)\n"),
         Invalid(
-            "import tensorflow as tf\nfrom tensorflow import keras\n\ndef make(files, training):\n    ds = tf.data.TFRecordDataset(files).batch(64)\n    if training:\n        ds = ds.repeat()\n    return ds\n\nmodel = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(make('t', True), validation_data=make('v', False).repeat(), steps_per_epoch=100, epochs=3)\n"
+            """
+            import tensorflow as tf
+            train = tf.data.TFRecordDataset('a').map(parse).batch(32).repeat()
+            model.fit(train, epochs=10)
+            """,
+            line=3, column=7, end_column=10,
         ),
         Invalid(
-            "import keras\nimport tensorflow as tf\ntrain = keras.utils.image_dataset_from_directory('photos')\ntrain = train.repeat(-1).prefetch(tf.data.AUTOTUNE)\nmodel.fit(x=train, epochs=3)\n"
+            """
+            import tensorflow as tf
+            from tensorflow import keras
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files).batch(64)
+                if training:
+                    ds = ds.repeat()
+                return ds
+
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.fit(make('t', True), validation_data=make('v', False).repeat(), steps_per_epoch=100, epochs=3)
+            """,
+            line=11, column=44, end_column=69,
         ),
         Invalid(
-            "import tensorflow as tf\nds = tf.data.experimental.make_csv_dataset('train.csv', batch_size=32, label_name='y')\nmodel.fit(ds, epochs=5)\n"
+            """
+            import keras
+            import tensorflow as tf
+            train = keras.utils.image_dataset_from_directory('photos')
+            train = train.repeat(-1).prefetch(tf.data.AUTOTUNE)
+            model.fit(x=train, epochs=3)
+            """,
+            line=5, column=7, end_column=10,
         ),
         Invalid(
-            "import tensorflow_datasets as tfds\ntest = tfds.load('mnist', split='test').batch(128).repeat()\nmodel.evaluate(test)\n"
+            """
+            import tensorflow as tf
+            ds = tf.data.experimental.make_csv_dataset('train.csv', batch_size=32, label_name='y')
+            model.fit(ds, epochs=5)
+            """,
+            line=3, column=7, end_column=10,
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            test = tfds.load('mnist', split='test').batch(128).repeat()
+            model.evaluate(test)
+            """,
+            line=3, column=7, end_column=15,
         ),
     )
 

@@ -62,28 +62,87 @@ elements come out, but a file-backed cache then holds only `k` elements and must
 - https://www.tensorflow.org/guide/data_performance#caching
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').take(1000).cache().repeat()\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').take(1000).cache().repeat()
+        """,
         # a one-off peek at the cached dataset
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache()\nfor image, label in ds.take(1):\n    print(image.shape)\nmodel.fit(ds, epochs=3)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').map(parse).cache()
+        for image, label in ds.take(1):
+            print(image.shape)
+        model.fit(ds, epochs=3)
+        """,
         # a one-off look at the first elements
-        "import tensorflow as tf\nsample = next(iter(tf.data.Dataset.range(10).cache().take(2)))\n",
+        """
+        import tensorflow as tf
+        sample = next(iter(tf.data.Dataset.range(10).cache().take(2)))
+        """,
         # Spark's cache, pandas' take, functools.cache: not tf.data
-        "import functools\nimport pandas as pd\nimport tensorflow as tf\nrows = spark.table('t').cache().take(5)\nfirst = pd.DataFrame({'a': [1, 2]}).take([0])\n@functools.cache\ndef f():\n    return 1\n",
+        """
+        import functools
+        import pandas as pd
+        import tensorflow as tf
+        rows = spark.table('t').cache().take(5)
+        first = pd.DataFrame({'a': [1, 2]}).take([0])
+        @functools.cache
+        def f():
+            return 1
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().take(1000).repeat()\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).take(1000).cache().repeat()\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').map(parse).cache().take(1000).repeat()
+            """,
+            line=2, column=54, end_column=58,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').map(parse).take(1000).cache().repeat()
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\nfrom tensorflow import keras\n\ndef make(files, small):\n    ds = tf.data.TFRecordDataset(files).cache()\n    if small:\n        ds = ds.take(100)\n    return ds.batch(32)\n\nmodel = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(make('t', True), epochs=5)\n"
+            """
+            import tensorflow as tf
+            from tensorflow import keras
+
+            def make(files, small):
+                ds = tf.data.TFRecordDataset(files).cache()
+                if small:
+                    ds = ds.take(100)
+                return ds.batch(32)
+
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.fit(make('t', True), epochs=5)
+            """,
+            line=7, column=17, end_column=21,
         ),
         Invalid(
-            "import keras\ntrain = keras.utils.image_dataset_from_directory('photos')\ntrain = train.cache()\nsubset = train.take(20)\nfor epoch in range(10):\n    for x, y in subset:\n        step(x, y)\n"
+            """
+            import keras
+            train = keras.utils.image_dataset_from_directory('photos')
+            train = train.cache()
+            subset = train.take(20)
+            for epoch in range(10):
+                for x, y in subset:
+                    step(x, y)
+            """,
+            line=4, column=16, end_column=20,
         ),
         Invalid(
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\nds = ds.cache().take(5000)\n",
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\nds = ds.take(5000).cache()\n",
+            """
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train')
+            ds = ds.cache().take(5000)
+            """,
+            line=3, column=17, end_column=21,
+            fixed="""
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train')
+            ds = ds.take(5000).cache()
+            """,
         ),
     )
 

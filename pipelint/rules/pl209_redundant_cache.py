@@ -54,27 +54,80 @@ them, no fix is offered: decide which of the two to keep.
 - https://www.tensorflow.org/guide/data_performance#caching
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().shuffle(100)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').map(parse).cache().shuffle(100)
+        """,
         # cached only on one branch before: the second cache is needed on the other
-        "import tensorflow as tf\n\ndef make(files, warm):\n    ds = tf.data.TFRecordDataset(files)\n    if warm:\n        ds = ds.cache('/tmp/warm')\n    ds = ds.map(parse)\n    return ds.cache()\n",
+        """
+        import tensorflow as tf
+
+        def make(files, warm):
+            ds = tf.data.TFRecordDataset(files)
+            if warm:
+                ds = ds.cache('/tmp/warm')
+            ds = ds.map(parse)
+            return ds.cache()
+        """,
         # two separate datasets, each cached once
-        "import tensorflow as tf\ntrain = tf.data.TFRecordDataset('t').cache()\nval = tf.data.TFRecordDataset('v').cache()\n",
+        """
+        import tensorflow as tf
+        train = tf.data.TFRecordDataset('t').cache()
+        val = tf.data.TFRecordDataset('v').cache()
+        """,
         # Spark and functools caches are not tf.data
-        "import functools\nimport tensorflow as tf\ndf = spark.table('t').cache().filter('a > 1').cache()\n@functools.cache\ndef f():\n    return 1\n",
+        """
+        import functools
+        import tensorflow as tf
+        df = spark.table('t').cache().filter('a > 1').cache()
+        @functools.cache
+        def f():
+            return 1
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE).cache()\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE).cache()
+            """,
+            line=2, column=81, end_column=86,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE)
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef load(files):\n    return tf.data.TFRecordDataset(files).cache()\n\ndef make(files):\n    ds = load(files)\n    ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE)\n    return ds.cache()\n"
+            """
+            import tensorflow as tf
+
+            def load(files):
+                return tf.data.TFRecordDataset(files).cache()
+
+            def make(files):
+                ds = load(files)
+                ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+                return ds.cache()
+            """,
+            line=9, column=15, end_column=20,
         ),
         Invalid(
-            "from tensorflow import keras\ntrain = keras.utils.image_dataset_from_directory('photos').cache()\ntrain = train.cache()\n",
+            """
+            from tensorflow import keras
+            train = keras.utils.image_dataset_from_directory('photos').cache()
+            train = train.cache()
+            """,
+            line=3, column=15, end_column=20,
         ),
         Invalid(
-            "import tensorflow_datasets as tfds\nds = tfds.load('mnist', split='train')\nds = ds.cache()\nif use_disk_cache:\n    ds = ds.cache('/tmp/mnist')\n"
+            """
+            import tensorflow_datasets as tfds
+            ds = tfds.load('mnist', split='train')
+            ds = ds.cache()
+            if use_disk_cache:
+                ds = ds.cache('/tmp/mnist')
+            """,
+            line=5, column=13, end_column=18,
         ),
     )
 

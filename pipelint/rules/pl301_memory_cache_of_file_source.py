@@ -59,25 +59,69 @@ author's call.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#cache
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).cache('/tmp/train.cache')\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).map(parse).cache('/tmp/train.cache')
+        """,
         # an in-memory source is already in memory
-        "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).cache()\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).cache()
+        """,
         # a bounded slice of the files
-        "import tensorflow as tf\nds = tf.data.TFRecordDataset(files).take(1000).cache()\n",
-        "import tensorflow as tf\nnames = tf.data.Dataset.list_files('*.png', shuffle=False).cache()\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).take(1000).cache()
+        """,
+        """
+        import tensorflow as tf
+        names = tf.data.Dataset.list_files('*.png', shuffle=False).cache()
+        """,
         # functools.cache and Spark's cache are not tf.data
-        "import functools\nimport tensorflow as tf\n\n@functools.cache\ndef vocab():\n    return open('v.txt').read().split()\n",
-        ("import tensorflow as tf\nfrom pyspark.sql import SparkSession\n"
-        "df = SparkSession.builder.getOrCreate().read.text('a.txt').cache()\n"),
+        """
+        import functools
+        import tensorflow as tf
+
+        @functools.cache
+        def vocab():
+            return open('v.txt').read().split()
+        """,
+        """
+        import tensorflow as tf
+        from pyspark.sql import SparkSession
+        df = SparkSession.builder.getOrCreate().read.text('a.txt').cache()
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).cache().shuffle(1000)\n"),
-        Invalid("from tensorflow import keras\nimport tensorflow as tf\n"
-                "train = keras.utils.image_dataset_from_directory('images/')\n"
-                "train = train.cache().prefetch(tf.data.AUTOTUNE)\n"),
-        Invalid("import tensorflow as tf\n\ndef load(pattern, training):\n    ds = tf.data.Dataset.list_files(pattern)\n"
-                "    ds = ds.interleave(tf.data.TextLineDataset, num_parallel_calls=tf.data.AUTOTUNE)\n"
-                "    if training:\n        ds = ds.cache('')\n    return ds\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(files).map(parse).cache().shuffle(1000)
+            """,
+            line=2, column=48, end_column=53,
+        ),
+        Invalid(
+            """
+            from tensorflow import keras
+            import tensorflow as tf
+            train = keras.utils.image_dataset_from_directory('images/')
+            train = train.cache().prefetch(tf.data.AUTOTUNE)
+            """,
+            line=4, column=15, end_column=20,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def load(pattern, training):
+                ds = tf.data.Dataset.list_files(pattern)
+                ds = ds.interleave(tf.data.TextLineDataset, num_parallel_calls=tf.data.AUTOTUNE)
+                if training:
+                    ds = ds.cache('')
+                return ds
+            """,
+            line=7, column=17, end_column=22,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

@@ -106,57 +106,146 @@ No automatic fix.
 """
     VALID = (
         # the same model recompiled with the same optimizer
-        ("import keras\nopt = keras.optimizers.Adam()\nmodel = keras.Sequential([keras.layers.Dense(1)])\n"
-        "model.compile(optimizer=opt, loss='mse')\nmodel.compile(optimizer=opt, loss='mae')\n"),
+        """
+        import keras
+        opt = keras.optimizers.Adam()
+        model = keras.Sequential([keras.layers.Dense(1)])
+        model.compile(optimizer=opt, loss='mse')
+        model.compile(optimizer=opt, loss='mae')
+        """,
         # optimizer strings and fresh instances
-        ("import keras\na = keras.Sequential([keras.layers.Dense(1)])\nb = keras.Sequential([keras.layers.Dense(1)])\n"
-        "a.compile(optimizer='adam', loss='mse')\nb.compile(optimizer='adam', loss='mse')\n"),
-        ("import keras\nopt = 'adam'\na = keras.Sequential([keras.layers.Dense(1)])\nb = keras.Sequential([keras.layers.Dense(1)])\n"
-        "a.compile(opt, loss='mse')\nb.compile(opt, loss='mse')\n"),
-        ("from tensorflow import keras\nfor lr in (1e-3, 1e-4):\n    model = keras.Sequential([keras.layers.Dense(1)])\n"
-        "    model.compile(optimizer=keras.optimizers.Adam(lr), loss='mse')\n"),
+        """
+        import keras
+        a = keras.Sequential([keras.layers.Dense(1)])
+        b = keras.Sequential([keras.layers.Dense(1)])
+        a.compile(optimizer='adam', loss='mse')
+        b.compile(optimizer='adam', loss='mse')
+        """,
+        """
+        import keras
+        opt = 'adam'
+        a = keras.Sequential([keras.layers.Dense(1)])
+        b = keras.Sequential([keras.layers.Dense(1)])
+        a.compile(opt, loss='mse')
+        b.compile(opt, loss='mse')
+        """,
+        """
+        from tensorflow import keras
+        for lr in (1e-3, 1e-4):
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.compile(optimizer=keras.optimizers.Adam(lr), loss='mse')
+        """,
         # optimizer created inside the loop, per model
-        ("import keras\nfor fold in range(3):\n    opt = keras.optimizers.SGD(0.1)\n    model = keras.Sequential([keras.layers.Dense(1)])\n"
-        "    model.compile(opt, loss='mse')\n"),
+        """
+        import keras
+        for fold in range(3):
+            opt = keras.optimizers.SGD(0.1)
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.compile(opt, loss='mse')
+        """,
         # model created outside the loop: one model, recompiled
-        ("import keras\nopt = keras.optimizers.Adam()\nmodel = keras.Sequential([keras.layers.Dense(1)])\n"
-        "for loss in ('mse', 'mae'):\n    model.compile(optimizer=opt, loss=loss)\n"),
+        """
+        import keras
+        opt = keras.optimizers.Adam()
+        model = keras.Sequential([keras.layers.Dense(1)])
+        for loss in ('mse', 'mae'):
+            model.compile(optimizer=opt, loss=loss)
+        """,
         # two models in exclusive branches: only one is ever built
-        ("import keras\nopt = keras.optimizers.Adam()\nif big:\n    model = keras.Sequential([keras.layers.Dense(64)])\n"
-        "    model.compile(optimizer=opt, loss='mse')\nelse:\n    model = keras.Sequential([keras.layers.Dense(8)])\n"
-        "    model.compile(optimizer=opt, loss='mse')\n"),
+        """
+        import keras
+        opt = keras.optimizers.Adam()
+        if big:
+            model = keras.Sequential([keras.layers.Dense(64)])
+            model.compile(optimizer=opt, loss='mse')
+        else:
+            model = keras.Sequential([keras.layers.Dense(8)])
+            model.compile(optimizer=opt, loss='mse')
+        """,
         # Keras 2 legacy optimizers accept new variables
-        ("import tensorflow as tf\nopt = tf.keras.optimizers.legacy.Adam()\na = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
-        "b = tf.keras.Sequential([tf.keras.layers.Dense(1)])\na.compile(opt)\nb.compile(opt)\n"),
+        """
+        import tensorflow as tf
+        opt = tf.keras.optimizers.legacy.Adam()
+        a = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        b = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        a.compile(opt)
+        b.compile(opt)
+        """,
         # re.compile and friends are not Keras
-        "import re\nimport tensorflow as tf\npattern = 'a+'\nx = re.compile(pattern)\ny = re.compile(pattern)\n",
+        """
+        import re
+        import tensorflow as tf
+        pattern = 'a+'
+        x = re.compile(pattern)
+        y = re.compile(pattern)
+        """,
     )
     INVALID = (
         Invalid(
-            "import keras\nopt = keras.optimizers.Adam(1e-3)\n"
-            "generator = keras.Sequential([keras.layers.Dense(8)])\n"
-            "discriminator = keras.Sequential([keras.layers.Dense(1)])\n"
-            "generator.compile(optimizer=opt, loss='mse')\ndiscriminator.compile(optimizer=opt, loss='bce')\n"
+            """
+            import keras
+            opt = keras.optimizers.Adam(1e-3)
+            generator = keras.Sequential([keras.layers.Dense(8)])
+            discriminator = keras.Sequential([keras.layers.Dense(1)])
+            generator.compile(optimizer=opt, loss='mse')
+            discriminator.compile(optimizer=opt, loss='bce')
+            """,
+            line=6, column=33, end_column=36,
         ),
         Invalid(
-            "from tensorflow import keras\n\ndef build_model():\n    return keras.Sequential([keras.layers.Dense(1)])\n\n"
-            "optimizer = keras.optimizers.Adam()\nfor fold in range(5):\n    model = build_model()\n"
-            "    model.compile(optimizer=optimizer, loss='mse')\n    model.fit(x[fold], y[fold])\n"
+            """
+            from tensorflow import keras
+
+            def build_model():
+                return keras.Sequential([keras.layers.Dense(1)])
+
+            optimizer = keras.optimizers.Adam()
+            for fold in range(5):
+                model = build_model()
+                model.compile(optimizer=optimizer, loss='mse')
+                model.fit(x[fold], y[fold])
+            """,
+            line=9, column=29, end_column=38,
         ),
         Invalid(
-            "import tensorflow as tf\n\ndef make_optimizer():\n    return tf.keras.optimizers.SGD(0.01, momentum=0.9)\n\n"
-            "opt = make_optimizer()\nteacher = tf.keras.models.load_model('teacher.keras')\n"
-            "student = tf.keras.Sequential([tf.keras.layers.Dense(10)])\n"
-            "teacher.compile(opt, loss='mse')\nstudent.compile(opt, loss='mse')\n"
+            """
+            import tensorflow as tf
+
+            def make_optimizer():
+                return tf.keras.optimizers.SGD(0.01, momentum=0.9)
+
+            opt = make_optimizer()
+            teacher = tf.keras.models.load_model('teacher.keras')
+            student = tf.keras.Sequential([tf.keras.layers.Dense(10)])
+            teacher.compile(opt, loss='mse')
+            student.compile(opt, loss='mse')
+            """,
+            line=10, column=17, end_column=20,
         ),
         Invalid(
-            "import keras\n\ndef compile_one(opt):\n    model = keras.Sequential([keras.layers.Dense(1)])\n"
-            "    model.compile(optimizer=opt, loss='mse')\n    return model\n\n"
-            "shared = keras.optimizers.RMSprop()\nfirst = compile_one(shared)\nsecond = compile_one(shared)\n"
+            """
+            import keras
+
+            def compile_one(opt):
+                model = keras.Sequential([keras.layers.Dense(1)])
+                model.compile(optimizer=opt, loss='mse')
+                return model
+
+            shared = keras.optimizers.RMSprop()
+            first = compile_one(shared)
+            second = compile_one(shared)
+            """,
+            line=5, column=29, end_column=32,
         ),
         Invalid(
-            "import keras\nopt = keras.optimizers.AdamW()\nfor units in (16, 32, 64):\n"
-            "    model = keras.Sequential([keras.layers.Dense(units)])\n    model.compile(optimizer=opt)\n"
+            """
+            import keras
+            opt = keras.optimizers.AdamW()
+            for units in (16, 32, 64):
+                model = keras.Sequential([keras.layers.Dense(units)])
+                model.compile(optimizer=opt)
+            """,
+            line=5, column=29, end_column=32,
         ),
     )
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import rename_attribute
 
 _RENAMES = {
@@ -55,39 +55,99 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
 - https://github.com/tensorflow/tensorflow/releases/tag/v2.1.0
 """
     VALID = (
-        "import keras\nmodel = keras.Sequential([keras.layers.Dense(1)])\nmodel.fit(train_gen, epochs=3)\n",
+        """
+        import keras
+        model = keras.Sequential([keras.layers.Dense(1)])
+        model.fit(train_gen, epochs=3)
+        """,
         # a user's own function named like the old method
-        "import tensorflow as tf\n\ndef fit_generator(gen):\n    return gen\n\nfit_generator(iter([]))\n",
+        """
+        import tensorflow as tf
+
+        def fit_generator(gen):
+            return gen
+
+        fit_generator(iter([]))
+        """,
         # no TensorFlow or Keras import: someone else's API
-        "import mylib  # tf helpers\nmylib.Trainer().fit_generator(batches)\n",
+        """
+        import mylib  # tf helpers
+        mylib.Trainer().fit_generator(batches)
+        """,
         # the module's own trainer class defines the method
-        ("import tensorflow as tf\n\nclass Trainer:\n    def fit_generator(self, batches):\n        return batches\n\n"
-        "Trainer().fit_generator(data)\n"),
+        """
+        import tensorflow as tf
+
+        class Trainer:
+            def fit_generator(self, batches):
+                return batches
+
+        Trainer().fit_generator(data)
+        """,
         # a Keras data generator factory is not the training method
-        ("import tensorflow as tf\ngen = tf.keras.preprocessing.image.ImageDataGenerator()\n"
-        "batches = gen.flow_from_directory('data/')\nmodel.fit(batches)\n"),
+        """
+        import tensorflow as tf
+        gen = tf.keras.preprocessing.image.ImageDataGenerator()
+        batches = gen.flow_from_directory('data/')
+        model.fit(batches)
+        """,
     )
     INVALID = (
         Invalid(
-            "import keras\nmodel = keras.Sequential([keras.layers.Dense(1)])\n"
-            "model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)\n",
-            "import keras\nmodel = keras.Sequential([keras.layers.Dense(1)])\n"
-            "model.fit(train_gen, steps_per_epoch=100, epochs=10)\n",
+            """
+            import keras
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)
+            """,
+            line=3, column=7, end_column=20,
+            fixed="""
+            import keras
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.fit(train_gen, steps_per_epoch=100, epochs=10)
+            """,
         ),
         Invalid(
-            "from tensorflow import keras\n\ndef score(model, gen):\n"
-            "    loss = model.evaluate_generator(gen, steps=10)\n"
-            "    preds = model.predict_generator(\n        gen,  # same batches\n        steps=10,\n    )\n"
-            "    return loss, preds\n",
-            "from tensorflow import keras\n\ndef score(model, gen):\n"
-            "    loss = model.evaluate(gen, steps=10)\n"
-            "    preds = model.predict(\n        gen,  # same batches\n        steps=10,\n    )\n"
-            "    return loss, preds\n",
+            """
+            from tensorflow import keras
+
+            def score(model, gen):
+                loss = model.evaluate_generator(gen, steps=10)
+                preds = model.predict_generator(
+                    gen,  # same batches
+                    steps=10,
+                )
+                return loss, preds
+            """,
+            line=4, column=18, end_column=36,
+            also=(At(line=5, column=19, end_column=36),),
+            fixed="""
+            from tensorflow import keras
+
+            def score(model, gen):
+                loss = model.evaluate(gen, steps=10)
+                preds = model.predict(
+                    gen,  # same batches
+                    steps=10,
+                )
+                return loss, preds
+            """,
         ),
         # positional steps_per_epoch: reported, but not renamed (fit's 2nd parameter is y)
-        Invalid("import tensorflow as tf\nmodel = tf.keras.models.load_model('m.h5')\n"
-                "model.fit_generator(batches, 100, 5)\n"),
-        Invalid("import tensorflow as tf\nhistory = model.fit_generator(generator=datagen.flow(x, y), epochs=3)\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            model = tf.keras.models.load_model('m.h5')
+            model.fit_generator(batches, 100, 5)
+            """,
+            line=3, column=7, end_column=20,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            history = model.fit_generator(generator=datagen.flow(x, y), epochs=3)
+            """,
+            line=2, column=17, end_column=30,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

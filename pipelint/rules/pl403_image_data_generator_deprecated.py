@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pipelint.diagnostics import Severity
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 # Canonical qualified names end in `.ImageDataGenerator` under one of these roots:
 # `keras.preprocessing.image` (also `tf.keras...`, `tf_keras...`), `keras.legacy.preprocessing.image`
@@ -56,24 +56,67 @@ No automatic fix.
 - https://www.tensorflow.org/tutorials/load_data/images
 """
     VALID = (
-        "import keras\ntrain = keras.utils.image_dataset_from_directory('data/train', image_size=(224, 224))\n",
+        """
+        import keras
+        train = keras.utils.image_dataset_from_directory('data/train', image_size=(224, 224))
+        """,
         # a user's own class with the same name
-        "import tensorflow as tf\n\nclass ImageDataGenerator:\n    pass\n\ngen = ImageDataGenerator()\n",
+        """
+        import tensorflow as tf
+
+        class ImageDataGenerator:
+            pass
+
+        gen = ImageDataGenerator()
+        """,
         # a third-party package that is not Keras
-        "import tensorflow as tf\nfrom mylib.augment import ImageDataGenerator\ngen = ImageDataGenerator()\n",
+        """
+        import tensorflow as tf
+        from mylib.augment import ImageDataGenerator
+        gen = ImageDataGenerator()
+        """,
         # named, not constructed (an isinstance check)
-        ("from tensorflow.keras.preprocessing.image import ImageDataGenerator\n"
-        "ok = isinstance(obj, ImageDataGenerator)\n"),
+        """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        ok = isinstance(obj, ImageDataGenerator)
+        """,
     )
     INVALID = (
-        Invalid("from tensorflow.keras.preprocessing.image import ImageDataGenerator\n"
-                "datagen = ImageDataGenerator(rescale=1 / 255, horizontal_flip=True)\n"
-                "train = datagen.flow_from_directory('data/train', target_size=(224, 224))\n"),
-        Invalid("import tensorflow as tf\n\ndef make_generators(training):\n    if training:\n"
-                "        return tf.keras.preprocessing.image.ImageDataGenerator(rotation_range=20)\n"
-                "    return tf.keras.preprocessing.image.ImageDataGenerator()\n"),
-        Invalid("import keras\naug = keras.preprocessing.image.ImageDataGenerator(zoom_range=0.2).flow(x, y, batch_size=32)\n"),
-        Invalid("from keras_preprocessing.image import ImageDataGenerator as IDG\nimport keras\ngen = IDG(validation_split=0.2)\n"),
+        Invalid(
+            """
+            from tensorflow.keras.preprocessing.image import ImageDataGenerator
+            datagen = ImageDataGenerator(rescale=1 / 255, horizontal_flip=True)
+            train = datagen.flow_from_directory('data/train', target_size=(224, 224))
+            """,
+            line=2, column=11, end_column=29,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def make_generators(training):
+                if training:
+                    return tf.keras.preprocessing.image.ImageDataGenerator(rotation_range=20)
+                return tf.keras.preprocessing.image.ImageDataGenerator()
+            """,
+            line=5, column=16, end_column=63,
+            also=(At(line=6, column=12, end_column=59),),
+        ),
+        Invalid(
+            """
+            import keras
+            aug = keras.preprocessing.image.ImageDataGenerator(zoom_range=0.2).flow(x, y, batch_size=32)
+            """,
+            line=2, column=7, end_column=51,
+        ),
+        Invalid(
+            """
+            from keras_preprocessing.image import ImageDataGenerator as IDG
+            import keras
+            gen = IDG(validation_split=0.2)
+            """,
+            line=3, column=7, end_column=10,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Severity
 from pipelint.pipeline import PipelineModel
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 # Private methods of the Keras 2 `OptimizerV2`, and what Keras 3 offers instead.
 _PRIVATE = {
@@ -79,28 +79,75 @@ No automatic fix.
 - https://github.com/keras-team/keras/blob/master/keras/src/optimizers/base_optimizer.py
 """
     VALID = (
-        "import keras\nlr = model.optimizer.learning_rate\nmodel.optimizer.learning_rate = 1e-4\n",
+        """
+        import keras
+        lr = model.optimizer.learning_rate
+        model.optimizer.learning_rate = 1e-4
+        """,
         # a custom legacy optimizer using its own private API
-        ("import tensorflow as tf\n\nclass MyAdam(tf.keras.optimizers.legacy.Optimizer):\n"
-        "    def _create_slots(self, var_list):\n        super()._create_slots(var_list)\n"
-        "    def _resource_apply_dense(self, grad, var, apply_state=None):\n"
-        "        lr = self._decayed_lr(var.dtype)\n        return var.assign_sub(lr * grad)\n"),
+        """
+        import tensorflow as tf
+
+        class MyAdam(tf.keras.optimizers.legacy.Optimizer):
+            def _create_slots(self, var_list):
+                super()._create_slots(var_list)
+            def _resource_apply_dense(self, grad, var, apply_state=None):
+                lr = self._decayed_lr(var.dtype)
+                return var.assign_sub(lr * grad)
+        """,
         # a wrapper that implements the protocol by delegation
-        ("import tensorflow as tf\n\nclass Wrapped:\n    def _resource_apply_dense(self, grad, var):\n"
-        "        return self.inner._resource_apply_dense(grad, var)\n"),
+        """
+        import tensorflow as tf
+
+        class Wrapped:
+            def _resource_apply_dense(self, grad, var):
+                return self.inner._resource_apply_dense(grad, var)
+        """,
         # no TensorFlow/Keras import: someone else's `_get_hyper`
-        "import torch  # not tf\nvalue = sched._get_hyper('lr')\n",
+        """
+        import torch  # not tf
+        value = sched._get_hyper('lr')
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\n\nclass LRLogger(tf.keras.callbacks.Callback):\n"
-                "    def on_epoch_end(self, epoch, logs=None):\n"
-                "        logs['lr'] = self.model.optimizer._decayed_lr(tf.float32)\n"),
-        Invalid("from tensorflow import keras\nopt = keras.optimizers.Adam()\nopt._set_hyper('learning_rate', 1e-4)\n"
-                "print(f\"beta_1={opt._get_hyper('beta_1')}\")\n"),
-        Invalid("import keras\n\ndef warm_start(model):\n"
-                "    model.optimizer._create_all_weights(model.trainable_variables)\n"),
-        Invalid("import tensorflow as tf\nif restore:\n    opt = tf.keras.optimizers.SGD()\n"
-                "    opt._create_slots(model.trainable_variables)\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            class LRLogger(tf.keras.callbacks.Callback):
+                def on_epoch_end(self, epoch, logs=None):
+                    logs['lr'] = self.model.optimizer._decayed_lr(tf.float32)
+            """,
+            line=5, column=43, end_column=54,
+        ),
+        Invalid(
+            """
+            from tensorflow import keras
+            opt = keras.optimizers.Adam()
+            opt._set_hyper('learning_rate', 1e-4)
+            print(f"beta_1={opt._get_hyper('beta_1')}")
+            """,
+            line=3, column=5, end_column=15,
+            also=(At(line=4, column=21, end_column=31),),
+        ),
+        Invalid(
+            """
+            import keras
+
+            def warm_start(model):
+                model.optimizer._create_all_weights(model.trainable_variables)
+            """,
+            line=4, column=21, end_column=40,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            if restore:
+                opt = tf.keras.optimizers.SGD()
+                opt._create_slots(model.trainable_variables)
+            """,
+            line=4, column=9, end_column=22,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

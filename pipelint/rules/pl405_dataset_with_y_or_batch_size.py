@@ -84,45 +84,107 @@ need the targets moved into the dataset by hand.
 - https://www.tensorflow.org/guide/keras/training_with_built_in_methods#training_evaluation_from_tfdata_datasets
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)\nmodel.fit(ds, epochs=3)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+        model.fit(ds, epochs=3)
+        """,
         # NumPy inputs take y and batch_size
-        "import tensorflow as tf\nmodel.fit(x_train, y_train, batch_size=32, epochs=3)\n",
+        """
+        import tensorflow as tf
+        model.fit(x_train, y_train, batch_size=32, epochs=3)
+        """,
         # sklearn's fit is not Keras
-        ("import tensorflow as tf\nfrom sklearn.linear_model import LogisticRegression\n"
-        "LogisticRegression().fit(features, labels)\n"),
+        """
+        import tensorflow as tf
+        from sklearn.linear_model import LogisticRegression
+        LogisticRegression().fit(features, labels)
+        """,
         # explicit None is what Keras expects
-        "import keras\nds = keras.utils.image_dataset_from_directory('data/')\nmodel.fit(ds, y=None, batch_size=None)\n",
+        """
+        import keras
+        ds = keras.utils.image_dataset_from_directory('data/')
+        model.fit(ds, y=None, batch_size=None)
+        """,
         # batch_size for validation data is a different argument
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).batch(4)\nmodel.fit(ds, validation_batch_size=4)\n",
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(4)
+        model.fit(ds, validation_batch_size=4)
+        """,
     )
     INVALID = (
         Invalid(
-            "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)\n"
-            "model.fit(ds, batch_size=32, epochs=5)\n",
-            "import tensorflow as tf\nds = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)\n"
-            "model.fit(ds, epochs=5)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)
+            model.fit(ds, batch_size=32, epochs=5)
+            """,
+            line=3, column=15, end_column=25,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)
+            model.fit(ds, epochs=5)
+            """,
         ),
         Invalid(
-            "from tensorflow import keras\n\ndef train(model):\n"
-            "    ds = keras.utils.image_dataset_from_directory('data/train')\n"
-            "    model.fit(\n        ds,\n        batch_size=32,  # per replica\n        epochs=10,\n    )\n",
-            "from tensorflow import keras\n\ndef train(model):\n"
-            "    ds = keras.utils.image_dataset_from_directory('data/train')\n"
-            "    model.fit(\n        ds,\n        epochs=10,\n    )\n",
+            """
+            from tensorflow import keras
+
+            def train(model):
+                ds = keras.utils.image_dataset_from_directory('data/train')
+                model.fit(
+                    ds,
+                    batch_size=32,  # per replica
+                    epochs=10,
+                )
+            """,
+            line=7, column=9, end_column=19,
+            fixed="""
+            from tensorflow import keras
+
+            def train(model):
+                ds = keras.utils.image_dataset_from_directory('data/train')
+                model.fit(
+                    ds,
+                    epochs=10,
+                )
+            """,
         ),
         Invalid(
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).batch(8)\n"
-            "model.predict(ds, batch_size=8)\n",
-            "import tensorflow as tf\nds = tf.data.TFRecordDataset(files).map(parse).batch(8)\n"
-            "model.predict(ds)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(8)
+            model.predict(ds, batch_size=8)
+            """,
+            line=3, column=19, end_column=29,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(files).map(parse).batch(8)
+            model.predict(ds)
+            """,
         ),
         # y with a dataset raises: no fix
-        Invalid("import tensorflow as tf\nimages = tf.data.Dataset.from_tensor_slices(x).batch(32)\n"
-                "model.fit(images, y_train, epochs=3)\n"),
-        Invalid("import tensorflow_datasets as tfds\nimport tensorflow as tf\n"
-                "ds = tfds.load('mnist', split='test', as_supervised=True)\n"
-                "if training:\n    ds = ds.shuffle(1000)\nds = ds.batch(128)\n"
-                "model.evaluate(ds, sample_weight=weights)\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            images = tf.data.Dataset.from_tensor_slices(x).batch(32)
+            model.fit(images, y_train, epochs=3)
+            """,
+            line=3, column=19, end_column=26,
+        ),
+        Invalid(
+            """
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='test', as_supervised=True)
+            if training:
+                ds = ds.shuffle(1000)
+            ds = ds.batch(128)
+            model.evaluate(ds, sample_weight=weights)
+            """,
+            line=7, column=20, end_column=33,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

@@ -4,7 +4,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Severity
 from pipelint.pipeline import PipelineModel
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 _METHODS = frozenset({"fit", "evaluate", "predict"})
 _WORKER_ARGS = ("workers", "use_multiprocessing", "max_queue_size")
@@ -58,26 +58,85 @@ No automatic fix.
 - https://keras.io/guides/migrating_to_keras_3/
 """
     VALID = (
-        "import keras\nmodel.fit(Batches(paths, workers=4), epochs=5)\n",
+        """
+        import keras
+        model.fit(Batches(paths, workers=4), epochs=5)
+        """,
         # sklearn's fit has no such arguments, and a module without TF/Keras is not checked
-        "import numpy as np\nfrom sklearn.svm import SVC\nSVC().fit(x, y, workers=2)  # tf-free module\n",
+        """
+        import numpy as np
+        from sklearn.svm import SVC
+        SVC().fit(x, y, workers=2)  # tf-free module
+        """,
         # Keras 2 via tf_keras still takes them
-        "import tf_keras as keras\nmodel = keras.Sequential()\nmodel.fit(seq, workers=4, use_multiprocessing=True)\n",
-        "import os\nos.environ['TF_USE_LEGACY_KERAS'] = '1'\nimport tensorflow as tf\nmodel.fit(seq, workers=4)\n",
+        """
+        import tf_keras as keras
+        model = keras.Sequential()
+        model.fit(seq, workers=4, use_multiprocessing=True)
+        """,
+        """
+        import os
+        os.environ['TF_USE_LEGACY_KERAS'] = '1'
+        import tensorflow as tf
+        model.fit(seq, workers=4)
+        """,
         # other keyword arguments named alike on other calls
-        "import tensorflow as tf\nloader = make_loader(workers=4)\nmodel.fit(loader)\n",
+        """
+        import tensorflow as tf
+        loader = make_loader(workers=4)
+        model.fit(loader)
+        """,
         # the module's own trainer takes `workers`
-        ("import keras\n\nclass Trainer:\n    def fit(self, data, workers=1):\n        self.workers = workers\n\n"
-        "Trainer().fit(batches, workers=4)\n"),
+        """
+        import keras
+
+        class Trainer:
+            def fit(self, data, workers=1):
+                self.workers = workers
+
+        Trainer().fit(batches, workers=4)
+        """,
     )
     INVALID = (
-        Invalid("import keras\nmodel = keras.Sequential([keras.layers.Dense(1)])\n"
-                "model.fit(train_seq, epochs=5, workers=4, use_multiprocessing=True)\n"),
-        Invalid("from tensorflow import keras\n\ndef evaluate(model, seq):\n"
-                "    return model.evaluate(seq, max_queue_size=20)\n"),
-        Invalid("import tensorflow as tf\nds = tf.data.Dataset.range(10).batch(2)\n"
-                "if training:\n    model.fit(ds, workers=8)\nelse:\n    preds = model.predict(ds, workers=8)\n"),
-        Invalid("import tensorflow as tf\nhistory = self.model.fit(\n    gen,\n    workers=cfg.workers,\n)\n"),
+        Invalid(
+            """
+            import keras
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.fit(train_seq, epochs=5, workers=4, use_multiprocessing=True)
+            """,
+            line=3, column=32, end_column=39,
+        ),
+        Invalid(
+            """
+            from tensorflow import keras
+
+            def evaluate(model, seq):
+                return model.evaluate(seq, max_queue_size=20)
+            """,
+            line=4, column=32, end_column=46,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(10).batch(2)
+            if training:
+                model.fit(ds, workers=8)
+            else:
+                preds = model.predict(ds, workers=8)
+            """,
+            line=4, column=19, end_column=26,
+            also=(At(line=6, column=31, end_column=38),),
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            history = self.model.fit(
+                gen,
+                workers=cfg.workers,
+            )
+            """,
+            line=4, column=5, end_column=12,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

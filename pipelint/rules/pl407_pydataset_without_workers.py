@@ -4,7 +4,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Severity
 from pipelint.pipeline import PipelineModel, find_arg, literal_int
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 _TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
@@ -111,35 +111,124 @@ No automatic fix.
 - https://keras.io/guides/migrating_to_keras_3/
 """
     VALID = (
-        ("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, paths, **kwargs):\n"
-        "        super().__init__(workers=4, use_multiprocessing=True, **kwargs)\n        self.paths = paths\n"),
+        """
+        import keras
+
+        class Batches(keras.utils.PyDataset):
+            def __init__(self, paths, **kwargs):
+                super().__init__(workers=4, use_multiprocessing=True, **kwargs)
+                self.paths = paths
+        """,
         # forwards **kwargs and the module's instantiation passes workers
-        ("from keras.utils import PyDataset\n\nclass Batches(PyDataset):\n    def __init__(self, paths, **kwargs):\n"
-        "        super().__init__(**kwargs)\n        self.paths = paths\n\ntrain = Batches(files, workers=8)\n"),
+        """
+        from keras.utils import PyDataset
+
+        class Batches(PyDataset):
+            def __init__(self, paths, **kwargs):
+                super().__init__(**kwargs)
+                self.paths = paths
+
+        train = Batches(files, workers=8)
+        """,
         # forwards **kwargs and is instantiated elsewhere: the caller decides
-        ("import tensorflow as tf\n\nclass Frames(tf.keras.utils.Sequence):\n    def __init__(self, videos, **kwargs):\n"
-        "        super().__init__(**kwargs)\n        self.videos = videos\n"),
+        """
+        import tensorflow as tf
+
+        class Frames(tf.keras.utils.Sequence):
+            def __init__(self, videos, **kwargs):
+                super().__init__(**kwargs)
+                self.videos = videos
+        """,
         # workers from configuration
-        ("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, cfg):\n"
-        "        super().__init__(workers=cfg.num_workers)\n"),
+        """
+        import keras
+
+        class Batches(keras.utils.PyDataset):
+            def __init__(self, cfg):
+                super().__init__(workers=cfg.num_workers)
+        """,
         # Keras 2 (tf_keras): Sequence has no workers, fit does
-        "import tf_keras\n\nclass Batches(tf_keras.utils.Sequence):\n    def __init__(self, paths):\n        self.paths = paths\n",
+        """
+        import tf_keras
+
+        class Batches(tf_keras.utils.Sequence):
+            def __init__(self, paths):
+                self.paths = paths
+        """,
         # not a Keras class
-        "import tensorflow as tf\nfrom typing import Sequence\n\nclass Rows(Sequence):\n    def __init__(self):\n        pass\n",
+        """
+        import tensorflow as tf
+        from typing import Sequence
+
+        class Rows(Sequence):
+            def __init__(self):
+                pass
+        """,
     )
     INVALID = (
-        Invalid("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, paths, batch_size):\n"
-                "        super().__init__()\n        self.paths, self.batch_size = paths, batch_size\n"),
-        Invalid("from tensorflow.keras.utils import Sequence\n\nclass DataGenerator(Sequence):\n"
-                "    def __init__(self, ids, labels, batch_size=32):\n        self.ids = ids\n"
-                "    def __len__(self):\n        return len(self.ids) // 32\n"),
-        Invalid("import keras\n\nclass Tiles(keras.utils.PyDataset):\n    def __len__(self):\n        return 10\n\n"
-                "train = Tiles(max_queue_size=4)\nmodel.fit(train, epochs=3)\n"),
-        Invalid("import tensorflow as tf\n\nclass Clips(tf.keras.utils.PyDataset):\n    def __init__(self, files, **kwargs):\n"
-                "        super().__init__(**kwargs)\n        self.files = files\n\n"
-                "if training:\n    data = Clips(train_files)\nelse:\n    data = Clips(test_files, workers=1)\n"),
-        Invalid("import keras\n\nclass Batches(keras.utils.PyDataset):\n    def __init__(self, paths):\n"
-                "        keras.utils.PyDataset.__init__(self, workers=1)\n"),
+        Invalid(
+            """
+            import keras
+
+            class Batches(keras.utils.PyDataset):
+                def __init__(self, paths, batch_size):
+                    super().__init__()
+                    self.paths, self.batch_size = paths, batch_size
+            """,
+            line=3, column=7, end_column=14,
+        ),
+        Invalid(
+            """
+            from tensorflow.keras.utils import Sequence
+
+            class DataGenerator(Sequence):
+                def __init__(self, ids, labels, batch_size=32):
+                    self.ids = ids
+                def __len__(self):
+                    return len(self.ids) // 32
+            """,
+            line=3, column=7, end_column=20,
+        ),
+        Invalid(
+            """
+            import keras
+
+            class Tiles(keras.utils.PyDataset):
+                def __len__(self):
+                    return 10
+
+            train = Tiles(max_queue_size=4)
+            model.fit(train, epochs=3)
+            """,
+            line=7, column=9, end_column=14,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+
+            class Clips(tf.keras.utils.PyDataset):
+                def __init__(self, files, **kwargs):
+                    super().__init__(**kwargs)
+                    self.files = files
+
+            if training:
+                data = Clips(train_files)
+            else:
+                data = Clips(test_files, workers=1)
+            """,
+            line=9, column=12, end_column=17,
+            also=(At(line=11, column=12, end_column=17),),
+        ),
+        Invalid(
+            """
+            import keras
+
+            class Batches(keras.utils.PyDataset):
+                def __init__(self, paths):
+                    keras.utils.PyDataset.__init__(self, workers=1)
+            """,
+            line=3, column=7, end_column=14,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:

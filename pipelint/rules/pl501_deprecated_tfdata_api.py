@@ -96,39 +96,98 @@ the expression and sometimes argument defaults.
 - https://www.tensorflow.org/guide/data_performance
 """
     VALID = (
-        "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f, num_parallel_calls=tf.data.AUTOTUNE).batch(4).unbatch()\n",
-        ("import tensorflow as tf\noptions = tf.data.Options()\noptions.deterministic = False\n"
-        "options.threading.private_threadpool_size = 8\n"),
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(f, num_parallel_calls=tf.data.AUTOTUNE).batch(4).unbatch()
+        """,
+        """
+        import tensorflow as tf
+        options = tf.data.Options()
+        options.deterministic = False
+        options.threading.private_threadpool_size = 8
+        """,
         # not deprecated: AUTOTUNE, cardinality, prefetch_to_device
-        ("import tensorflow as tf\nn = tf.data.experimental.cardinality(ds)\n"
-        "ds = ds.apply(tf.data.experimental.prefetch_to_device('/gpu:0'))\n"),
+        """
+        import tensorflow as tf
+        n = tf.data.experimental.cardinality(ds)
+        ds = ds.apply(tf.data.experimental.prefetch_to_device('/gpu:0'))
+        """,
         # someone else's experimental_deterministic and unbatch
-        "import torch  # no tf import\nconfig.experimental_deterministic = True\n",
-        "import tensorflow as tf\nfrom mylib.experimental import unbatch\nrows = unbatch(table)\n",
+        """
+        import torch  # no tf import
+        config.experimental_deterministic = True
+        """,
+        """
+        import tensorflow as tf
+        from mylib.experimental import unbatch
+        rows = unbatch(table)
+        """,
     )
     INVALID = (
-        Invalid("import tensorflow as tf\nds = tf.data.TFRecordDataset(files)\n"
-                "ds = ds.apply(tf.data.experimental.map_and_batch(parse, batch_size=32))\n"),
         Invalid(
-            "import tensorflow as tf\n\ndef make(ds):\n    options = tf.data.Options()\n"
-            "    options.experimental_deterministic = False  # speed over order\n"
-            "    return ds.with_options(options)\n",
-            "import tensorflow as tf\n\ndef make(ds):\n    options = tf.data.Options()\n"
-            "    options.deterministic = False  # speed over order\n"
-            "    return ds.with_options(options)\n",
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(files)
+            ds = ds.apply(tf.data.experimental.map_and_batch(parse, batch_size=32))
+            """,
+            line=3, column=15, end_column=49,
         ),
         Invalid(
-            "import tensorflow as tf\noptions = tf.data.Options()\n"
-            "options.experimental_threading.private_threadpool_size = 16\n",
-            "import tensorflow as tf\noptions = tf.data.Options()\n"
-            "options.threading.private_threadpool_size = 16\n",
+            """
+            import tensorflow as tf
+
+            def make(ds):
+                options = tf.data.Options()
+                options.experimental_deterministic = False  # speed over order
+                return ds.with_options(options)
+            """,
+            line=5, column=13, end_column=39,
+            fixed="""
+            import tensorflow as tf
+
+            def make(ds):
+                options = tf.data.Options()
+                options.deterministic = False  # speed over order
+                return ds.with_options(options)
+            """,
         ),
-        Invalid("from tensorflow.data.experimental import parallel_interleave\nimport tensorflow as tf\n"
-                "files = tf.data.Dataset.list_files('*.tfrecord')\n"
-                "if training:\n    ds = files.apply(parallel_interleave(tf.data.TFRecordDataset, cycle_length=8))\n"),
-        Invalid("import tensorflow.compat.v1 as tf\n"
-                "ds = tf.data.TFRecordDataset(files).apply(tf.data.experimental.shuffle_and_repeat(10000))\n"),
-        Invalid("import tensorflow as tf\nmixed = tf.data.experimental.sample_from_datasets([a, b], weights=[0.7, 0.3])\n"),
+        Invalid(
+            """
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.experimental_threading.private_threadpool_size = 16
+            """,
+            line=3, column=9, end_column=31,
+            fixed="""
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.threading.private_threadpool_size = 16
+            """,
+        ),
+        Invalid(
+            """
+            from tensorflow.data.experimental import parallel_interleave
+            import tensorflow as tf
+            files = tf.data.Dataset.list_files('*.tfrecord')
+            if training:
+                ds = files.apply(parallel_interleave(tf.data.TFRecordDataset, cycle_length=8))
+            """,
+            line=5, column=22, end_column=41,
+        ),
+        Invalid(
+            """
+            import tensorflow.compat.v1 as tf
+            ds = tf.data.TFRecordDataset(files).apply(tf.data.experimental.shuffle_and_repeat(10000))
+            """,
+            line=2, column=43, end_column=82,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            mixed = tf.data.experimental.sample_from_datasets([a, b], weights=[0.7, 0.3])
+            """,
+            line=2, column=9, end_column=50,
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
