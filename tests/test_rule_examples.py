@@ -1,9 +1,11 @@
 """Every rule's VALID and INVALID examples (Fixit style: they live beside the rule) run as tests."""
 from __future__ import annotations
 
+import inspect
 import re
 
 import libcst as cst
+import libcst.matchers as m
 import pytest
 
 from pipelint.engine import FixMode, lint_and_fix, lint_source
@@ -57,6 +59,20 @@ def test_rule_metadata_and_docs(rule):
     assert len(rule.VALID) >= 3 and len(rule.INVALID) >= 3
     if rule.fixable is not None:
         assert any(example.fixed is not None for example in rule.INVALID), "a fixable rule shows its fix"
+
+
+@pytest.mark.parametrize("rule", CHECK_RULES, ids=lambda r: r.code)
+def test_examples_are_written_as_code(rule):
+    """Examples read like the code they stand for: indented triple-quoted blocks, not escaped one-liners."""
+    module = cst.parse_module(inspect.getsource(inspect.getmodule(rule)))
+    blocks = m.findall(module, m.Assign(targets=[m.AssignTarget(m.Name("VALID") | m.Name("INVALID"))]))
+    assert len(blocks) == 2
+    for block in blocks:
+        for literal in m.findall(block, m.ConcatenatedString() | m.FormattedString()):
+            pytest.fail(f"{rule.code}: write {literal.__class__.__name__} examples as one triple-quoted block")
+        for literal in m.findall(block, m.SimpleString()):
+            assert literal.prefix == "" and literal.quote in ('"""', "'''") and literal.value[3] == "\n", \
+                f"{rule.code}: example {literal.value[:40]!r}... is not an indented triple-quoted block"
 
 
 def test_codes_and_names_are_unique():
