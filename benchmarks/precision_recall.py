@@ -1,16 +1,29 @@
-"""Precision and recall of pipelint on the annotated corpus in tests/corpus.
+"""Precision and recall of pipelint on the written corpus and, side by side, on real code.
 
-Every expected finding is a trailing `# expect: PL101, PL203` comment on the line where pipelint
-must report it. The corpus is linted with ALL rules selected (default-off ones included) and the
-(file, line, code) triples are compared. Engine codes PL000-PL003 always count as failures.
+Written corpus (tests/corpus): every expected finding is a trailing `# expect: PL101, PL203`
+comment on the line where pipelint must report it.
 
-    python benchmarks/precision_recall.py            # table, FPs and FNs; exit 0
-    python benchmarks/precision_recall.py --check    # exit 1 if precision < 0.95 or recall < 0.90
+Real-code corpus (benchmarks/realcode): third-party training code pinned by manifest.json and
+labelled by reading it in labels.csv (path, line or `cell:line`, code, positive/negative, reason).
+The files are not in this repository; `benchmarks/realcode/extract.py DIR` brings them into DIR
+and `--realcode DIR` scores them. A finding on a line not labelled positive is a false positive
+(labelled negative or not labelled at all: both are listed, so the labels can be reviewed).
+Notebook entries are scored once pipelint reads notebooks (`pipelint.engine.lint_notebook`);
+before that they are reported as skipped.
+
+Both are linted with ALL rules selected (default-off ones included) and the (file, line, code)
+triples are compared. Engine codes PL000-PL003 always count as failures.
+
+    python benchmarks/precision_recall.py                          # written corpus
+    python benchmarks/precision_recall.py --realcode /tmp/realcode # both, side by side
+    python benchmarks/precision_recall.py --check [--realcode DIR] # exit 1 below the targets
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import io
+import json
 import re
 import sys
 import tokenize
@@ -22,9 +35,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 MIN_PRECISION = 0.95
 MIN_RECALL = 0.90
+REALCODE = ROOT / "benchmarks" / "realcode"
+REAL_MIN_PRECISION = 0.90
+REAL_MIN_RECALL = 0.85
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>PL\d{3}(?:\s*,\s*PL\d{3})*)")
 
-Key = tuple[str, int, str]  # (file relative to the corpus, line, code)
+# (file relative to the corpus, line, code); in a notebook the line is "cell:line" (1-based cell
+# counting every cell, 1-based line in the cell).
+Key = tuple[str, "int | str", str]
 
 
 @dataclass
@@ -34,6 +52,8 @@ class Comparison:
     engine_errors: list[tuple[str, int, str, str]] = field(default_factory=list)  # PL000-PL003
     files: int = 0
     lines: int = 0
+    negatives: set[Key] = field(default_factory=set)  # labelled "not a problem" (real code)
+    skipped: list[str] = field(default_factory=list)  # files that could not be scored
 
     @property
     def tp(self) -> set[Key]:
@@ -77,64 +97,160 @@ def expectations(source: str, relpath: str) -> set[Key]:
 
 
 def compare(corpus: Path = CORPUS) -> Comparison:
-    from pipelint.engine import lint_source
     from pipelint.rules import all_rules
 
     codes = frozenset(all_rules())
     result = Comparison()
     for path in sorted(corpus.rglob("*.py")):
         relpath = path.relative_to(corpus).as_posix()
-        source = path.read_text(encoding="utf-8")
-        result.files += 1
-        result.lines += source.count("\n")
-        result.expected |= expectations(source, relpath)
-        try:
-            diagnostics = lint_source(source, relpath, codes, None)
-        except Exception as error:  # noqa: BLE001 - a crash is an engine failure, not a traceback
-            result.engine_errors.append((relpath, 1, "PL000", f"lint_source raised {type(error).__name__}: {error}"))
-            continue
-        for d in diagnostics:
-            if d.code.startswith("PL0"):
-                result.engine_errors.append((relpath, d.line, d.code, d.message))
-            else:
-                result.found.add((relpath, d.line, d.code))
+        result.expected |= expectations(path.read_text(encoding="utf-8"), relpath)
+        _lint_file(path, relpath, codes, result)
     return result
 
 
-def report(result: Comparison, out=sys.stdout) -> None:
-    print(f"corpus: {result.files} files, {result.lines} lines, {len(result.expected)} expected findings", file=out)
+def _lint_file(path: Path, relpath: str, codes: frozenset[str], result: Comparison) -> None:
+    from pipelint import engine
+
+    source = path.read_text(encoding="utf-8")
+    notebook = path.suffix == ".ipynb"
+    lint_notebook = getattr(engine, "lint_notebook", None)
+    if notebook and lint_notebook is None:
+        result.skipped.append(f"{relpath} (notebooks are not read yet)")
+        return
+    result.files += 1
+    result.lines += source.count("\n")
+    try:
+        if notebook:
+            diagnostics = lint_notebook(source, relpath, codes, None)
+        else:
+            diagnostics = engine.lint_source(source, relpath, codes, None)
+    except Exception as error:  # noqa: BLE001 - a crash is an engine failure, not a traceback
+        result.engine_errors.append((relpath, 1, "PL000", f"lint raised {type(error).__name__}: {error}"))
+        return
+    for d in diagnostics:
+        cell = getattr(d, "cell", None)
+        line: int | str = f"{cell}:{d.line}" if cell is not None else d.line
+        if d.code.startswith("PL0"):
+            result.engine_errors.append((relpath, line, d.code, d.message))
+        else:
+            result.found.add((relpath, line, d.code))
+
+
+def load_labels(labels: Path = REALCODE / "labels.csv") -> tuple[set[Key], set[Key]]:
+    """(positives, negatives) from a labels.csv."""
+    positives: set[Key] = set()
+    negatives: set[Key] = set()
+    with labels.open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            line: int | str = row["line"] if ":" in row["line"] else int(row["line"])
+            key = (row["path"], line, row["code"])
+            (positives if row["label"] == "positive" else negatives).add(key)
+    return positives, negatives
+
+
+def compare_realcode(directory: Path, manifest: Path = REALCODE / "manifest.json",
+                     labels: Path = REALCODE / "labels.csv") -> Comparison:
+    """Score the extracted real-code corpus in `directory` against the labels."""
+    from pipelint.rules import all_rules
+
+    codes = frozenset(all_rules())
+    result = Comparison()
+    positives, result.negatives = load_labels(labels)
+    scored: set[str] = set()
+    for entry in json.loads(manifest.read_text(encoding="utf-8"))["files"]:
+        relpath = entry["repository"].replace("/", "__") + "/" + entry["path"]
+        path = directory / relpath
+        if not path.is_file():
+            result.skipped.append(f"{relpath} (not extracted: run benchmarks/realcode/extract.py)")
+            continue
+        before = result.files
+        _lint_file(path, relpath, codes, result)
+        if result.files > before:
+            scored.add(relpath)
+    result.expected = {key for key in positives if key[0] in scored}
+    return result
+
+
+def _ratio(tp: int, other: int) -> float:
+    return tp / (tp + other) if tp + other else float("nan")
+
+
+def report(result: Comparison, out=sys.stdout, name: str = "corpus") -> None:
+    print(f"{name}: {result.files} files, {result.lines} lines, {len(result.expected)} expected findings", file=out)
     print(f"{'rule':<7} {'TP':>4} {'FP':>4} {'FN':>4} {'precision':>10} {'recall':>8}", file=out)
     for code, (tp, fp, fn) in result.per_rule().items():
-        precision = tp / (tp + fp) if tp + fp else float("nan")
-        recall = tp / (tp + fn) if tp + fn else float("nan")
-        print(f"{code:<7} {tp:>4} {fp:>4} {fn:>4} {precision:>10.2f} {recall:>8.2f}", file=out)
+        print(f"{code:<7} {tp:>4} {fp:>4} {fn:>4} {_ratio(tp, fp):>10.2f} {_ratio(tp, fn):>8.2f}", file=out)
     print(f"{'total':<7} {len(result.tp):>4} {len(result.fp):>4} {len(result.fn):>4} "
           f"{result.precision:>10.3f} {result.recall:>8.3f}", file=out)
+    _details(result, out)
+
+
+def _details(result: Comparison, out) -> None:
+    if result.skipped:
+        print(f"\nskipped ({len(result.skipped)}):", file=out)
+        for line in result.skipped:
+            print(f"  {line}", file=out)
     if result.engine_errors:
         print("\nengine errors (count as failures):", file=out)
-        for path, line, code, message in sorted(result.engine_errors):
+        for path, line, code, message in sorted(result.engine_errors, key=str):
             print(f"  {path}:{line}: {code} {message}", file=out)
     if result.fp:
         print("\nfalse positives (reported, not expected):", file=out)
-        for path, line, code in sorted(result.fp):
-            print(f"  {path}:{line}: {code}", file=out)
+        for path, line, code in sorted(result.fp, key=str):
+            note = " (labelled negative)" if (path, line, code) in result.negatives else (
+                " (not labelled)" if result.negatives else "")
+            print(f"  {path}:{line}: {code}{note}", file=out)
     if result.fn:
         print("\nfalse negatives (expected, not reported):", file=out)
-        for path, line, code in sorted(result.fn):
+        for path, line, code in sorted(result.fn, key=str):
             print(f"  {path}:{line}: {code}", file=out)
+
+
+def report_side_by_side(written: Comparison, real: Comparison, out=sys.stdout) -> None:
+    print(f"written corpus: {written.files} files, {len(written.expected)} expected findings; "
+          f"real code: {real.files} files scored, {len(real.expected)} expected findings "
+          f"({len(real.negatives)} labelled negatives)", file=out)
+    header = f"{'TP':>4} {'FP':>4} {'FN':>4} {'prec':>6} {'recall':>6}"
+    print(f"{'':<7} | {'written corpus':^30} | {'real code':^30}", file=out)
+    print(f"{'rule':<7} | {header} | {header}", file=out)
+    rules_w, rules_r = written.per_rule(), real.per_rule()
+    for code in sorted(set(rules_w) | set(rules_r)):
+        cells = []
+        for rules in (rules_w, rules_r):
+            tp, fp, fn = rules.get(code, (0, 0, 0))
+            if tp + fp + fn == 0:
+                cells.append(f"{'-':>4} {'-':>4} {'-':>4} {'-':>6} {'-':>6}")
+            else:
+                cells.append(f"{tp:>4} {fp:>4} {fn:>4} {_ratio(tp, fp):>6.2f} {_ratio(tp, fn):>6.2f}")
+        print(f"{code:<7} | {cells[0]} | {cells[1]}", file=out)
+    totals = [f"{len(c.tp):>4} {len(c.fp):>4} {len(c.fn):>4} {c.precision:>6.3f} {c.recall:>6.3f}"
+              for c in (written, real)]
+    print(f"{'total':<7} | {totals[0]} | {totals[1]}", file=out)
+    print("\n== written corpus", file=out)
+    _details(written, out)
+    print("\n== real code", file=out)
+    _details(real, out)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
-                        help=f"exit 1 when precision < {MIN_PRECISION} or recall < {MIN_RECALL} or an engine error occurs")
+                        help=f"exit 1 when precision < {MIN_PRECISION} or recall < {MIN_RECALL} (real code: "
+                             f"{REAL_MIN_PRECISION}, {REAL_MIN_RECALL}) or an engine error occurs")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--realcode", type=Path, metavar="DIR",
+                        help="directory the real-code corpus was extracted into (benchmarks/realcode/extract.py)")
     args = parser.parse_args(argv)
     result = compare(args.corpus)
-    report(result)
-    if args.check and (result.precision < MIN_PRECISION or result.recall < MIN_RECALL or result.engine_errors):
-        return 1
-    return 0
+    failed = result.precision < MIN_PRECISION or result.recall < MIN_RECALL or bool(result.engine_errors)
+    if args.realcode is None:
+        report(result)
+    else:
+        real = compare_realcode(args.realcode)
+        report_side_by_side(result, real)
+        failed = failed or real.precision < REAL_MIN_PRECISION or real.recall < REAL_MIN_RECALL \
+            or bool(real.engine_errors) or real.files == 0
+    return 1 if args.check and failed else 0
 
 
 if __name__ == "__main__":
