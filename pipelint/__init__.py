@@ -12,14 +12,14 @@ __all__ = ["Diagnostic", "__version__", "check_paths", "check_source"]
 
 if TYPE_CHECKING:
     from pipelint.diagnostics import Diagnostic
-    from pipelint.engine import check_paths, check_source
+    from pipelint.api import check_paths, check_source
 
 
 def __getattr__(name: str) -> Any:
     if name in ("check_source", "check_paths"):
-        from pipelint import engine
+        from pipelint import api
 
-        return getattr(engine, name)
+        return getattr(api, name)
     if name == "Diagnostic":
         from pipelint.diagnostics import Diagnostic
 

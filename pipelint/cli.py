@@ -70,7 +70,6 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_e
     """Check Python files under PATHS (default: the current directory)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
     from pipelint.discovery import discover
-    from pipelint.engine import FixMode, check_files
     from pipelint.reporters import render, render_statistics
 
     if config_path is not None and not config_path.is_file():
@@ -82,10 +81,13 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_e
         exclude=_patterns(exclude) or None,
         extend_exclude=_patterns(extend_exclude),
     )
-    fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
     try:
         resolver = SettingsResolver(overrides, config_path=config_path)
         found = discover(list(paths) or ["."], resolver, force_exclude=force_exclude)
+        # Imported only now: a bad selector or config key is reported without loading libcst.
+        from pipelint.engine import FixMode, check_files
+
+        fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
         results = check_files(found.files, resolver, jobs=jobs, fix_mode=fix_mode)
     except ConfigError as error:
         _fail(str(error))

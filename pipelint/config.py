@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipelint import codes as code_table
+
 if sys.version_info >= (3, 11):  # pragma: no cover - version dependent
     import tomllib
 else:  # pragma: no cover - version dependent
@@ -45,7 +47,6 @@ else:  # pragma: no cover - version dependent
 __all__ = [
     "CONFIG_FILENAMES",
     "DEFAULT_EXCLUDE",
-    "ENGINE_CODES",
     "CliOverrides",
     "ConfigError",
     "Settings",
@@ -57,8 +58,6 @@ __all__ = [
 PIPELINT_TOML = "pipelint.toml"
 PYPROJECT_TOML = "pyproject.toml"
 CONFIG_FILENAMES = (PIPELINT_TOML, PYPROJECT_TOML)
-
-ENGINE_CODES: tuple[str, ...] = ("PL000", "PL001", "PL002", "PL003")
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", ".env", "__pycache__", "build",
@@ -91,27 +90,18 @@ class CliOverrides:
 
 
 # --------------------------------------------------------------------------------------------
-# Rule registry helpers
+# Codes
 
 
 def _registry() -> dict[str, type]:
+    """The rule classes: needed only for their options, never to validate a selector."""
     from pipelint.rules import all_rules
 
     return all_rules()
 
 
-def _is_engine(code: str, rule: type | None) -> bool:
-    if code in ENGINE_CODES:
-        return True
-    if rule is None:
-        return False
-    from pipelint.rules.base import EngineCode
-
-    return isinstance(rule, type) and issubclass(rule, EngineCode)
-
-
 def _known_codes() -> set[str]:
-    return set(_registry()) | set(ENGINE_CODES)
+    return set(code_table.CODES)
 
 
 def _normalize_selector(selector: str) -> str:
@@ -359,16 +349,13 @@ class Settings:
         cached = self._cache.get("base")
         if cached is not None:
             return cached
-        registry = _registry()
-        codes = set(ENGINE_CODES) | set(registry)
         enabled: set[str] = set()
-        for code in sorted(codes):
-            rule = registry.get(code)
-            if _is_engine(code, rule):
+        for code, info in sorted(code_table.CODES.items()):
+            if code_table.is_engine_code(code):
                 if code not in self.ignore:
                     enabled.add(code)
                 continue
-            default_enabled = bool(getattr(rule, "default_enabled", True))
+            default_enabled = info.default_enabled
             selected = -1
             if self.select is None:
                 if default_enabled:

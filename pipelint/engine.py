@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from pipelint.codes import CODES, ENGINE_CODES
 from pipelint.diagnostics import Diagnostic, Edit, Fix
 from pipelint.fixes import applicable, apply_fixes
 from pipelint.pipeline import PipelineModel
@@ -89,8 +90,8 @@ def _decode(data: bytes) -> tuple[str, str, bool]:
 
 
 def _engine_diagnostic(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
-    rule = all_rules()[code]
-    return Diagnostic(path, line, column, line, column, code, rule.name, message, rule.severity)
+    info = CODES[code]
+    return Diagnostic(path, line, column, line, column, code, info.name, message, info.severity)
 
 
 # libcst's parser and the model recurse once per nesting level of an expression; valid code such
@@ -137,7 +138,7 @@ def _rule(code: str) -> Rule:
 
 def _checkable_codes(codes: Iterable[str]) -> list[str]:
     registry = all_rules()
-    return [code for code in sorted(codes) if code in registry and not code.startswith("PL0")]
+    return [code for code in sorted(codes) if code in registry and code not in ENGINE_CODES]
 
 
 def _statement_start_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
@@ -326,7 +327,7 @@ def _suppressed(source: str, path: str, codes: frozenset[str], diagnostics: list
     """Drop suppressed findings; report suppression comments naming pipelint codes that do not exist."""
     if not diagnostics and "PL003" not in codes:
         return []
-    suppressions = parse_suppressions(source, frozenset(all_rules()))
+    suppressions = parse_suppressions(source)
     kept = [d for d in diagnostics if not suppressions.suppresses(d.line, d.code)]
     if "PL003" in codes:
         for line, column, code in suppressions.unknown:
@@ -423,25 +424,3 @@ def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | N
             results = list(pool.map(_check_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
     return sorted(results, key=lambda r: r.path)
 
-
-def check_source(source: str, path: str = "<string>", select: Sequence[str] | None = None) -> list[Diagnostic]:
-    """Public API: the diagnostics pipelint reports for `source` (default rules unless `select`)."""
-    from pipelint.config import CliOverrides, load_settings
-
-    overrides = CliOverrides(select=tuple(select) if select is not None else None)
-    settings = load_settings(None, overrides, Path.cwd())
-    codes = settings.enabled_codes(Path(path))
-    return [d for d in run_with_deep_stack(lint_source, source, path, codes, settings) if d.code in codes]
-
-
-def check_paths(paths: Sequence[str | os.PathLike], select: Sequence[str] | None = None,
-                jobs: int | None = 1) -> list[Diagnostic]:
-    """Public API: discover and check files under `paths`; diagnostics sorted by path and line."""
-    from pipelint.config import CliOverrides, SettingsResolver
-    from pipelint.discovery import discover
-
-    overrides = CliOverrides(select=tuple(select) if select is not None else None)
-    resolver = SettingsResolver(overrides)
-    found = discover(list(paths), resolver)
-    results = check_files(found.files, resolver, jobs=jobs)
-    return [d for r in results for d in r.diagnostics]

@@ -9,7 +9,10 @@ from __future__ import annotations
 import io
 import re
 import tokenize
+from collections.abc import Collection
 from dataclasses import dataclass, field
+
+from pipelint.codes import CODES
 
 ALL_CODES = "*"
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[\w\s,]*))?", re.IGNORECASE)
@@ -50,7 +53,7 @@ def _comments(source: str) -> list[tuple[int, int, str]]:
         return found
 
 
-def parse_suppressions(source: str, known_codes: frozenset[str] | set[str]) -> Suppressions:
+def parse_suppressions(source: str, known_codes: Collection[str] = CODES) -> Suppressions:
     result = Suppressions()
     if "noqa" not in source and "pipelint:" not in source:
         return result

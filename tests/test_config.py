@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
+import pipelint.codes as code_table
 import pipelint.rules as rules_pkg
+from pipelint.codes import CodeInfo
 from pipelint.config import (
     DEFAULT_EXCLUDE,
     CliOverrides,
@@ -22,16 +24,19 @@ from pipelint.rules.base import EngineCode, Option, Rule
 NO_OVERRIDES = CliOverrides()
 
 
-def _rule(code: str, default_enabled: bool = True, options: dict | None = None, base: type = Rule):
+def _rule(code: str, options: dict | None = None, base: type = Rule):
     return type(f"Fake{code}", (base,), {
-        "code": code, "name": f"fake-{code.lower()}", "severity": Severity.WARNING,
-        "summary": "fake", "docs": "fake", "default_enabled": default_enabled,
-        "options": options or {},
+        "code": code, "summary": "fake", "docs": "fake", "options": options or {},
     })
 
 
 @pytest.fixture(autouse=True)
 def fake_rules(monkeypatch):
+    """A made-up code table (PL111 exists, PL202 is off by default) and rule classes for it."""
+    table = {code: CodeInfo(code, f"fake-{code.lower()}", Severity.WARNING)
+             for code in ("PL000", "PL001", "PL002", "PL003", "PL101", "PL102", "PL111", "PL201")}
+    table["PL202"] = CodeInfo("PL202", "fake-pl202", Severity.WARNING, default_enabled=False)
+    monkeypatch.setattr(code_table, "CODES", dict(sorted(table.items())))
     registry = {code: _rule(code, base=EngineCode) for code in ("PL000", "PL001", "PL002", "PL003")}
     registry["PL101"] = _rule("PL101", options={
         "max_depth": Option(int, 3, "depth"),
@@ -42,7 +47,7 @@ def fake_rules(monkeypatch):
     registry["PL102"] = _rule("PL102")
     registry["PL111"] = _rule("PL111")
     registry["PL201"] = _rule("PL201")
-    registry["PL202"] = _rule("PL202", default_enabled=False)
+    registry["PL202"] = _rule("PL202")
     monkeypatch.setattr(rules_pkg, "_REGISTRY", dict(sorted(registry.items())))
     return registry
 

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from pipelint.codes import CODES
+
 #: XProf's thresholds: >= 20% of step time waiting for input is "highly input-bound".
 INPUT_BOUND = 0.20
 #: Below 5% XProf does not call it input-bound at all.
@@ -20,27 +22,11 @@ MODEL_BOUND = 0.05
 #: A suggestion must promise at least this much to be shown.
 MIN_SPEEDUP = 1.05
 
-FALLBACK_NAMES = {
-    "PL101": "map-without-parallelism",
-    "PL103": "missing-prefetch",
-    "PL106": "py-function-in-map",
-    "PL107": "from-generator",
-    "PL205": "tiny-shuffle-buffer",
-    "PL301": "memory-cache-of-file-source",
-    "PL407": "pydataset-without-workers",
-}
-
 
 def rule_name(code: str) -> str:
-    """Prefer the linter's registry; fall back while rule modules are missing or broken."""
-    try:
-        from pipelint.rules import get_rule
-        rule = get_rule(code)
-        if rule is not None and getattr(rule, "name", None):
-            return rule.name
-    except Exception:
-        pass
-    return FALLBACK_NAMES.get(code, code.lower())
+    """The linter's name for `code`, from the code table (no rule module is imported)."""
+    info = CODES.get(code)
+    return info.name if info is not None else code.lower()
 
 
 def verdict(fraction: float | None) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 import libcst as cst
 
+from pipelint import codes
 from pipelint.diagnostics import Applicability, Severity
 from pipelint.pipeline import DATASET_TRIGGERS
 
@@ -121,6 +122,8 @@ class RuleContext:
 
 
 class Rule:
+    """A rule class states its `code`; its name, severity and default come from `pipelint.codes`."""
+
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity]
@@ -145,6 +148,16 @@ class Rule:
         super().__init_subclass__(**kwargs)
         if "VALID" in cls.__dict__:
             cls.VALID = tuple(example_source(source) for source in cls.VALID)
+        code = cls.__dict__.get("code")
+        if code is None:  # a base class such as EngineCode
+            return
+        restated = sorted({"name", "severity", "default_enabled"} & cls.__dict__.keys())
+        if restated:
+            raise TypeError(f"{cls.__name__} ({code}): {', '.join(restated)} come from pipelint/codes.py")
+        info = codes.CODES.get(code)
+        if info is None:
+            raise TypeError(f"{cls.__name__}: code {code} is not in pipelint/codes.py")
+        cls.name, cls.severity, cls.default_enabled = info.name, info.severity, info.default_enabled
 
     def check(self, ctx: RuleContext) -> None:
         raise NotImplementedError

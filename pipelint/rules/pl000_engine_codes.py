@@ -1,12 +1,9 @@
 """Codes the engine itself reports. They are rules only in name: no check runs for them."""
-from pipelint.diagnostics import Severity
 from pipelint.rules.base import EngineCode
 
 
 class InternalError(EngineCode):
     code = "PL000"
-    name = "internal-error"
-    severity = Severity.ERROR
     summary = "pipelint itself failed on this file; the other rules and files were still checked."
     docs = """\
 ## What it does
@@ -20,8 +17,6 @@ missing. Please report it with the file (or a reduced version of it).
 
 class ParseError(EngineCode):
     code = "PL001"
-    name = "parse-error"
-    severity = Severity.ERROR
     summary = "The file is not valid Python, so no rule could check it."
     docs = """\
 ## What it does
@@ -34,8 +29,6 @@ Nothing in the file was checked. Fix the syntax error, or exclude the file.
 
 class UnreadableFile(EngineCode):
     code = "PL002"
-    name = "unreadable-file"
-    severity = Severity.ERROR
     summary = "The file could not be read or decoded (binary content, bad encoding, permissions)."
     docs = """\
 ## What it does
@@ -49,8 +42,6 @@ Nothing in the file was checked. Fix the encoding, or exclude the file.
 
 class InvalidSuppression(EngineCode):
     code = "PL003"
-    name = "invalid-suppression"
-    severity = Severity.WARNING
     summary = "A `# noqa` or `# pipelint: ignore[...]` comment names a code that does not exist."
     docs = """\
 ## What it does

@@ -1,12 +1,10 @@
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
 
 class MapWithoutParallelism(Rule):
     code = "PL101"
-    name = "map-without-parallelism"
-    severity = Severity.WARNING
     summary = "`Dataset.map` without `num_parallel_calls` may run one element at a time."
     fixable = Applicability.SAFE
     docs = """\

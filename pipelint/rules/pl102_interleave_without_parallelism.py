@@ -2,15 +2,13 @@ from __future__ import annotations
 
 
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
 
 class InterleaveWithoutParallelism(Rule):
     code = "PL102"
-    name = "interleave-without-parallelism"
-    severity = Severity.WARNING
     summary = "`Dataset.interleave` without `num_parallel_calls` reads its input datasets one at a time."
     fixable = Applicability.SAFE
     docs = """\

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import Op, Origin, Path
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import append_call
@@ -60,10 +60,6 @@ def _origin_name_node(origin: Origin) -> cst.CSTNode:
 
 class MissingPrefetch(Rule):
     code = "PL103"
-    name = "missing-prefetch"
-    # Info, not warning: with default options TF 2.x injects a final prefetch after a synchronous
-    # last stage (`inject_prefetch`), so the cost shows only when autotune or that rewrite is off.
-    severity = Severity.INFO
     summary = "A dataset fed to training does not end with `prefetch`."
     fixable = Applicability.SAFE
     docs = """\

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import Op
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
@@ -16,8 +16,6 @@ _LAST_TRANSFORMS = ("prefetch_to_device", "copy_to_device", "tensorflow.data.exp
 
 class PrefetchNotLast(Rule):
     code = "PL104"
-    name = "prefetch-not-last"
-    severity = Severity.WARNING
     summary = "A transformation runs after `prefetch`, outside the overlap that prefetch provides."
     fixable = Applicability.UNSAFE
     docs = """\

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
@@ -91,10 +90,7 @@ def _vectorizable(ctx: RuleContext, op: Op) -> bool:
 
 class MapBeforeBatch(Rule):
     code = "PL105"
-    name = "map-before-batch"
-    severity = Severity.INFO
     summary = "A cheap element-wise `map` before `batch` could run once per batch instead."
-    default_enabled = False
     docs = """\
 ## What it does
 Flags a `map` whose function (a lambda, or a local `def` that only returns an expression) is

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from pipelint.diagnostics import Severity
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 _SHORT_NAMES = {
@@ -13,8 +12,6 @@ _SHORT_NAMES = {
 
 class PyFunctionInMap(Rule):
     code = "PL106"
-    name = "py-function-in-map"
-    severity = Severity.WARNING
     summary = "`tf.py_function`/`tf.numpy_function` in a dataset function runs Python under the GIL."
     docs = """\
 ## What it does

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import find_arg
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -11,8 +10,6 @@ _FROM_GENERATOR = "tensorflow.data.Dataset.from_generator"
 
 class FromGenerator(Rule):
     code = "PL107"
-    name = "from-generator"
-    severity = Severity.INFO
     summary = "`Dataset.from_generator` runs Python under the GIL and is tied to this process."
     docs = """\
 ## What it does

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import is_false
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
@@ -11,8 +10,6 @@ _SKIPPED = frozenset({"prefetch", "with_options"})
 
 class UnnecessaryUnbatch(Rule):
     code = "PL108"
-    name = "unnecessary-unbatch"
-    severity = Severity.INFO
     summary = "`batch` immediately followed by `unbatch` does nothing but cost time."
     docs = """\
 ## What it does

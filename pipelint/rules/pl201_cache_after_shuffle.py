@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import BATCH_METHODS, Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
@@ -31,8 +31,6 @@ def _reshuffled_examples(tail: tuple[Op, ...], batched: bool) -> bool:
 
 class CacheAfterShuffle(Rule):
     code = "PL201"
-    name = "cache-after-shuffle"
-    severity = Severity.WARNING
     summary = "`cache()` after `shuffle()` freezes the first epoch's order for every later epoch."
     fixable = Applicability.UNSAFE
     docs = """\

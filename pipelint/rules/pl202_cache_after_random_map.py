@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import Op, _is_random_name, find_arg
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
@@ -47,8 +46,6 @@ def _py_function_randomness(model, op: Op) -> cst.CSTNode | None:
 
 class CacheAfterRandomMap(Rule):
     code = "PL202"
-    name = "cache-after-random-map"
-    severity = Severity.WARNING
     summary = "`cache()` after a random `map` replays the same augmentation every epoch."
     fixable = None
     docs = """\

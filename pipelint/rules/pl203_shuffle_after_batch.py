@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import BATCH_METHODS, Op, Path
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
@@ -36,8 +36,6 @@ def _cached_after(path: Path, batch: Op) -> bool:
 
 class ShuffleAfterBatch(Rule):
     code = "PL203"
-    name = "shuffle-after-batch"
-    severity = Severity.WARNING
     summary = "`shuffle()` after `batch()` reorders whole batches, never the examples in them."
     fixable = Applicability.UNSAFE
     docs = """\

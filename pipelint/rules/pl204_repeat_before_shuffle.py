@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import Op, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
@@ -15,8 +15,6 @@ def _repeats(op: Op) -> bool:
 
 class RepeatBeforeShuffle(Rule):
     code = "PL204"
-    name = "repeat-before-shuffle"
-    severity = Severity.WARNING
     summary = "`shuffle()` after `repeat()` mixes epochs: some examples repeat before others are seen once."
     fixable = Applicability.UNSAFE
     docs = """\

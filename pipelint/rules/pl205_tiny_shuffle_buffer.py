@@ -4,7 +4,6 @@ from typing import ClassVar
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import BATCH_METHODS, Op, Path, find_arg, literal_int
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
@@ -102,8 +101,6 @@ def _opens_sources_next(model, shuffle: Op) -> bool:
 
 class TinyShuffleBuffer(Rule):
     code = "PL205"
-    name = "tiny-shuffle-buffer"
-    severity = Severity.WARNING
     summary = "A `shuffle()` buffer too small to mix the data (or smaller than the batch it feeds)."
     fixable = None
     options: ClassVar[dict[str, Option]] = {

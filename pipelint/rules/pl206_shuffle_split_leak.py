@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import Op, Path
 from pipelint.rules.base import At, Invalid, NodeFix, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
@@ -27,8 +27,6 @@ def _shared_reshuffle(a: Path, b: Path) -> Op | None:
 
 class ShuffleSplitLeak(Rule):
     code = "PL206"
-    name = "shuffle-split-leak"
-    severity = Severity.WARNING
     summary = "`take`/`skip` split of a dataset reshuffled every epoch: train and validation exchange examples."
     fixable = Applicability.UNSAFE
     docs = """\

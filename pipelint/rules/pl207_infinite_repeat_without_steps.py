@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import Consumer, Path, find_arg, is_none, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
@@ -60,8 +59,6 @@ def _has_steps(call: cst.Call, keyword: str) -> bool:
 
 class InfiniteRepeatWithoutSteps(Rule):
     code = "PL207"
-    name = "infinite-repeat-without-steps"
-    severity = Severity.ERROR
     summary = "An endlessly repeating dataset passed to Keras without `steps_per_epoch`/`validation_steps`/`steps`."
     fixable = None
     docs = """\

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import Op, Path
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
@@ -24,8 +24,6 @@ def _cache_before(path: Path) -> Op | None:
 
 class CacheThenTake(Rule):
     code = "PL208"
-    name = "cache-then-take"
-    severity = Severity.WARNING
     summary = "`cache()` followed by `take(k)`: the cache is never completed and is discarded every epoch."
     fixable = Applicability.UNSAFE
     docs = """\

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import Path
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import remove_call
@@ -18,8 +18,6 @@ def _earlier_cache(path: Path) -> int | None:
 
 class RedundantCache(Rule):
     code = "PL209"
-    name = "redundant-cache"
-    severity = Severity.WARNING
     summary = "A second `cache()` on a dataset path that is already cached."
     fixable = Applicability.SAFE
     docs = """\

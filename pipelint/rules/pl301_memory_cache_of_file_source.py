@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import find_arg
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
@@ -22,8 +21,6 @@ def _in_memory(call: cst.Call) -> bool:
 
 class MemoryCacheOfFileSource(Rule):
     code = "PL301"
-    name = "memory-cache-of-file-source"
-    severity = Severity.INFO
     summary = "In-memory `cache()` of a file-backed dataset holds the whole dataset in RAM."
     docs = """\
 ## What it does

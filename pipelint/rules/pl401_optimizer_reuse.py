@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import CompileSite, ObjectValue, PipelineModel, find_arg
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
@@ -54,8 +53,6 @@ def _is_stateful_optimizer(value: ObjectValue, model: PipelineModel) -> bool:
 
 class OptimizerReuse(Rule):
     code = "PL401"
-    name = "optimizer-reuse"
-    severity = Severity.ERROR
     summary = "One optimizer instance is compiled into two different Keras models."
     fixable = None
     triggers = ("optimizers",)  # an optimizer object must be built for one to be reused

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import rename_attribute
 
@@ -17,8 +17,6 @@ _OLD_FIRST_KEYWORD = "generator"
 
 class FitGeneratorDeprecated(Rule):
     code = "PL402"
-    name = "fit-generator-deprecated"
-    severity = Severity.WARNING
     summary = "`fit_generator`/`evaluate_generator`/`predict_generator` were removed in Keras 3."
     fixable = Applicability.UNSAFE
     triggers = ("fit_generator", "evaluate_generator", "predict_generator")

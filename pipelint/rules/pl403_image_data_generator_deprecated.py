@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from pipelint.diagnostics import Severity
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 # Canonical qualified names end in `.ImageDataGenerator` under one of these roots:
@@ -11,8 +10,6 @@ _ROOTS = ("keras", "keras_preprocessing")
 
 class ImageDataGeneratorDeprecated(Rule):
     code = "PL403"
-    name = "image-data-generator-deprecated"
-    severity = Severity.WARNING
     summary = "`ImageDataGenerator` is deprecated; load with `image_dataset_from_directory` and augment with layers."
     fixable = None
     triggers = ("ImageDataGenerator",)

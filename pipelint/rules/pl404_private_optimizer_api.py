@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import PipelineModel
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -39,8 +38,6 @@ def _defines_optimizer(cls: cst.ClassDef, model: PipelineModel) -> bool:
 
 class PrivateOptimizerApi(Rule):
     code = "PL404"
-    name = "private-optimizer-api"
-    severity = Severity.WARNING
     summary = "Calls a private Keras 2 optimizer method that Keras 3 removed or changed."
     fixable = None
     triggers = tuple(_PRIVATE)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.pipeline import find_arg, is_none
 from pipelint.rules.base import Invalid, NodeFix, Rule, RuleContext
 
@@ -43,8 +43,6 @@ def _label(arg: cst.Arg) -> cst.CSTNode:
 
 class DatasetWithYOrBatchSize(Rule):
     code = "PL405"
-    name = "dataset-with-y-or-batch-size"
-    severity = Severity.ERROR
     summary = "`fit`/`evaluate`/`predict` on a `tf.data.Dataset` given `y`, `sample_weight` or `batch_size`."
     fixable = Applicability.SAFE
     docs = """\

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import PipelineModel
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -12,8 +11,6 @@ _WORKER_ARGS = ("workers", "use_multiprocessing", "max_queue_size")
 
 class FitWorkerArgs(Rule):
     code = "PL406"
-    name = "fit-worker-args"
-    severity = Severity.ERROR
     summary = "`workers`/`use_multiprocessing`/`max_queue_size` passed to `fit`; Keras 3 moved them to `PyDataset`."
     fixable = None
     triggers = _WORKER_ARGS

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Severity
 from pipelint.pipeline import PipelineModel, find_arg, literal_int
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -63,8 +62,6 @@ def _workers_state(call: cst.Call) -> str:
 
 class PyDatasetWithoutWorkers(Rule):
     code = "PL407"
-    name = "pydataset-without-workers"
-    severity = Severity.INFO
     summary = "A `keras.utils.PyDataset` that never sets `workers`, so batches load one at a time."
     fixable = None
     triggers = ("PyDataset", "Sequence")

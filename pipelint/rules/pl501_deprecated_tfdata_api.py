@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import rename_attribute
 
@@ -46,8 +46,6 @@ _OPTION_RENAMES = {"experimental_deterministic": "deterministic", "experimental_
 
 class DeprecatedTfdataApi(Rule):
     code = "PL501"
-    name = "deprecated-tfdata-api"
-    severity = Severity.WARNING
     summary = "Deprecated `tf.data.experimental` transformation or `Options` attribute with a stable replacement."
     fixable = Applicability.SAFE
     triggers = ("data.experimental", "experimental_deterministic", "experimental_threading")
