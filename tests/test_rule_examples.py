@@ -37,9 +37,12 @@ def test_invalid_examples_fire(rule, example):
     assert spans == example.spans(), f"{rule.code} fired elsewhere than pinned on:\n{example.code}"
     for diagnostic in found:
         assert diagnostic.name == rule.name and diagnostic.severity == rule.severity
-    if example.fixed is not None:
-        _, fixed, count = lint_and_fix(example.code, "example.py", frozenset({rule.code}), None,
-                                       FixMode(enabled=True, include_unsafe=True))
+    _, fixed, count = lint_and_fix(example.code, "example.py", frozenset({rule.code}), None,
+                                   FixMode(enabled=True, include_unsafe=True))
+    if example.fixed is None:
+        # Wherever a fix applies, the example pins its result.
+        assert (fixed, count) == (example.code, 0), f"{rule.code} fixed this example; pin it:\n{fixed}"
+    else:
         assert count >= 1
         assert fixed == example.fixed
         cst.parse_module(fixed)

@@ -115,6 +115,10 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = tfdata.TextLineDataset('a.txt').map(str.upper)
             """,
             line=2, column=38, end_column=41,
+            fixed="""
+            from tensorflow import data as tfdata
+            ds = tfdata.TextLineDataset('a.txt').map(str.upper, num_parallel_calls=tfdata.AUTOTUNE)
+            """,
         ),
         Invalid(
             """
@@ -124,6 +128,12 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = ds.map(lambda e: e)
             """,
             line=4, column=9, end_column=12,
+            fixed="""
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            ds = ds.map(lambda e: e, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
         ),
     )
 

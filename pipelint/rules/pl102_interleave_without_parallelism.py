@@ -125,6 +125,10 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3), 2, 1)
             """,
             line=2, column=31, end_column=41,
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3), 2, 1, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
         ),
         Invalid(
             """
@@ -133,6 +137,11 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             records = shards.interleave(tfdata.TFRecordDataset)
             """,
             line=3, column=18, end_column=28,
+            fixed="""
+            from tensorflow import data as tfdata
+            shards = tfdata.Dataset.from_tensor_slices(['a', 'b'])
+            records = shards.interleave(tfdata.TFRecordDataset, num_parallel_calls=tfdata.AUTOTUNE)
+            """,
         ),
         Invalid(
             """
@@ -142,6 +151,12 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = ds.interleave(lambda e: tf.data.Dataset.from_tensors(e))
             """,
             line=4, column=9, end_column=19,
+            fixed="""
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            ds = ds.interleave(lambda e: tf.data.Dataset.from_tensors(e), num_parallel_calls=tf.data.AUTOTUNE)
+            """,
         ),
     )
 

@@ -249,6 +249,14 @@ when autotuning or that rewrite is off, and documents it.
                 train_step(batch)
             """,
             line=4, column=23, end_column=28,
+            fixed="""
+            import tensorflow_datasets as tfds
+            import tensorflow as tf
+            ds = tfds.load('mnist', split='train')
+            ds = ds.shuffle(1024).batch(128).prefetch(tf.data.AUTOTUNE)
+            for step, batch in enumerate(ds):
+                train_step(batch)
+            """,
         ),
         # a batched dataset handed to an unknown caller
         Invalid(
@@ -261,6 +269,14 @@ when autotuning or that rewrite is off, and documents it.
                         .batch(32))
             """,
             line=6, column=14, end_column=19,
+            fixed="""
+            import tensorflow as tf
+
+            def input_fn(files):
+                return (tf.data.TFRecordDataset(files)
+                        .map(parse)
+                        .batch(32).prefetch(tf.data.AUTOTUNE))
+            """,
         ),
     )
 

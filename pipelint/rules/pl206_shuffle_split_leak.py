@@ -156,6 +156,17 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             """,
             line=5, column=15, end_column=19,
             also=(At(line=7, column=16, end_column=20),),
+            fixed="""
+            import tensorflow as tf
+
+            def split(ds: tf.data.Dataset, n):
+                ds = ds.shuffle(10_000, reshuffle_each_iteration=False)
+                test = ds.take(n)
+                rest = ds.skip(n)
+                val = rest.take(n)
+                train = rest.skip(n)
+                return train, val, test
+            """,
         ),
         Invalid(
             """
