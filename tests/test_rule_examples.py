@@ -33,8 +33,13 @@ def test_invalid_examples_fire(rule, example):
     found = lint_source(example.code, "example.py", frozenset({rule.code}), None)
     assert any(d.code == rule.code for d in found), f"{rule.code} did not fire on:\n{example.code}"
     assert not [d for d in found if d.code.startswith("PL0")]
-    spans = [(d.line, d.column, d.end_line, d.end_column) for d in found if d.code == rule.code]
-    assert spans == example.spans(), f"{rule.code} fired elsewhere than pinned on:\n{example.code}"
+    mine = [d for d in found if d.code == rule.code]
+    expected = example.findings()
+    assert [(d.line, d.column, d.end_line, d.end_column) for d in mine] == [at.span() for at in expected], \
+        f"{rule.code} fired elsewhere than pinned on:\n{example.code}"
+    for diagnostic, at in zip(mine, expected):
+        if at.message is not None:
+            assert diagnostic.message.startswith(at.message), f"{rule.code} says: {diagnostic.message}"
     for diagnostic in found:
         assert diagnostic.name == rule.name and diagnostic.severity == rule.severity
     _, fixed, count = lint_and_fix(example.code, "example.py", frozenset({rule.code}), None,
@@ -68,14 +73,15 @@ def test_rule_metadata_and_docs(rule):
 def test_examples_are_written_as_code(rule):
     """Examples read like the code they stand for: indented triple-quoted blocks, not escaped one-liners."""
     module = cst.parse_module(inspect.getsource(inspect.getmodule(rule)))
-    blocks = m.findall(module, m.Assign(targets=[m.AssignTarget(m.Name("VALID") | m.Name("INVALID"))]))
-    assert len(blocks) == 2
-    for block in blocks:
-        for literal in m.findall(block, m.ConcatenatedString() | m.FormattedString()):
-            pytest.fail(f"{rule.code}: write {literal.__class__.__name__} examples as one triple-quoted block")
-        for literal in m.findall(block, m.SimpleString()):
-            assert literal.prefix == "" and literal.quote in ('"""', "'''") and literal.value[3] == "\n", \
-                f"{rule.code}: example {literal.value[:40]!r}... is not an indented triple-quoted block"
+    sources: list[cst.BaseExpression] = []
+    for block in m.findall(module, m.Assign(targets=[m.AssignTarget(m.Name("VALID"))], value=m.Tuple())):
+        sources += [element.value for element in block.value.elements]
+    for call in m.findall(module, m.Call(func=m.Name("Invalid"))):
+        sources += [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "fixed"]
+    assert len(sources) == len(rule.VALID) + len(rule.INVALID) + sum(e.fixed is not None for e in rule.INVALID)
+    for literal in sources:
+        assert isinstance(literal, cst.SimpleString) and literal.prefix == "" and literal.quote in ('"""', "'''") \
+            and literal.value[3] == "\n", f"{rule.code}: an example is not an indented triple-quoted block"
 
 
 def test_codes_and_names_are_unique():

@@ -27,12 +27,13 @@ def example_source(text: str) -> str:
 
 @dataclass(frozen=True)
 class At:
-    """Where a finding must be: 1-based line and column; the end column is exclusive and the end
-    line defaults to the start line."""
+    """Where a finding must be, and what it says: 1-based line and column (the end column is
+    exclusive; the end line defaults to the start line) and how its message starts."""
 
     line: int
     column: int
     end_column: int
+    message: str | None = None
     end_line: int | None = None
 
     def span(self) -> tuple[int, int, int, int]:
@@ -42,13 +43,15 @@ class At:
 @dataclass(frozen=True)
 class Invalid:
     """An example the rule must fire on, and exactly where: the finding at `line`/`column` up to
-    `end_column` (on `end_line`, by default the same line), plus any further findings in `also`.
-    `fixed`, when given, is the source after the fix. Sources go through `example_source`."""
+    `end_column` (on `end_line`, by default the same line) whose message starts with `message`, plus
+    any further findings in `also`. `fixed`, when given, is the source after the fix. Sources go
+    through `example_source`."""
 
     code: str
     line: int
     column: int
     end_column: int
+    message: str | None = None
     end_line: int | None = None
     also: tuple[At, ...] = ()
     fixed: str | None = None
@@ -58,10 +61,9 @@ class Invalid:
         if self.fixed is not None:
             object.__setattr__(self, "fixed", example_source(self.fixed))
 
-    def spans(self) -> list[tuple[int, int, int, int]]:
-        """Every finding's (line, column, end_line, end_column), in the order the engine sorts them."""
-        first = At(self.line, self.column, self.end_column, self.end_line)
-        return [first.span()] + [at.span() for at in self.also]
+    def findings(self) -> list[At]:
+        """Every finding it must produce, in the order the engine sorts them."""
+        return [At(self.line, self.column, self.end_column, self.message, self.end_line), *self.also]
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = tf.data.Dataset.range(8).map(lambda x: x * 2)
             """,
             line=2, column=31, end_column=34,
+            message="`map` without `num_parallel_calls`",
             fixed="""
             import tensorflow as tf
             ds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)
@@ -98,6 +99,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 return ds
             """,
             line=5, column=13, end_column=16,
+            message="`map` without `num_parallel_calls`",
             fixed="""
             import tensorflow as tf
 
@@ -115,6 +117,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = tfdata.TextLineDataset('a.txt').map(str.upper)
             """,
             line=2, column=38, end_column=41,
+            message="`map` without `num_parallel_calls`",
             fixed="""
             from tensorflow import data as tfdata
             ds = tfdata.TextLineDataset('a.txt').map(str.upper, num_parallel_calls=tfdata.AUTOTUNE)
@@ -128,6 +131,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = ds.map(lambda e: e)
             """,
             line=4, column=9, end_column=12,
+            message="`map` without `num_parallel_calls`",
             fixed="""
             import tensorflow_datasets as tfds
             import tensorflow as tf

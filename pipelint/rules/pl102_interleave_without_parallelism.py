@@ -87,6 +87,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = files.interleave(tf.data.TFRecordDataset, cycle_length=4)
             """,
             line=3, column=12, end_column=22,
+            message="`interleave` without `num_parallel_calls` reads its inputs",
             fixed="""
             import tensorflow as tf
             files = tf.data.Dataset.list_files('data/*.tfrecord')
@@ -106,6 +107,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 return ds.batch(64)
             """,
             line=5, column=13, end_column=23,
+            message="`interleave` without `num_parallel_calls` reads its inputs",
             fixed="""
             import tensorflow as tf
 
@@ -125,6 +127,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3), 2, 1)
             """,
             line=2, column=31, end_column=41,
+            message="`interleave` without `num_parallel_calls` reads its inputs",
             fixed="""
             import tensorflow as tf
             ds = tf.data.Dataset.range(4).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(3), 2, 1, num_parallel_calls=tf.data.AUTOTUNE)
@@ -137,6 +140,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             records = shards.interleave(tfdata.TFRecordDataset)
             """,
             line=3, column=18, end_column=28,
+            message="`interleave` without `num_parallel_calls` reads its inputs",
             fixed="""
             from tensorflow import data as tfdata
             shards = tfdata.Dataset.from_tensor_slices(['a', 'b'])
@@ -151,6 +155,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             ds = ds.interleave(lambda e: tf.data.Dataset.from_tensors(e))
             """,
             line=4, column=9, end_column=19,
+            message="`interleave` without `num_parallel_calls` reads its inputs",
             fixed="""
             import tensorflow_datasets as tfds
             import tensorflow as tf

@@ -178,6 +178,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(ds, epochs=5)
             """,
             line=2, column=57, end_column=62,
+            message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset(['a.tfrecord']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
@@ -198,6 +199,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(make(['a'], True), validation_data=make(['b'], False))
             """,
             line=7, column=13, end_column=18,
+            message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
 
@@ -221,6 +223,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(train)
             """,
             line=4, column=15, end_column=18,
+            message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import keras
             import tensorflow as tf
@@ -237,6 +240,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(ds)
             """,
             line=2, column=59, end_column=64,
+            message="dataset fed to `fit` does not end in `prefetch`",
         ),
         # a custom training loop
         Invalid(
@@ -249,6 +253,7 @@ when autotuning or that rewrite is off, and documents it.
                 train_step(batch)
             """,
             line=4, column=23, end_column=28,
+            message="dataset fed to a training loop does not end in `prefetch`",
             fixed="""
             import tensorflow_datasets as tfds
             import tensorflow as tf
@@ -269,6 +274,7 @@ when autotuning or that rewrite is off, and documents it.
                         .batch(32))
             """,
             line=6, column=14, end_column=19,
+            message="dataset fed to a caller does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
 

@@ -92,6 +92,7 @@ instead of examples, say), so memory use can grow by the batch size.
             ds = tf.data.TFRecordDataset(['a']).map(parse).prefetch(tf.data.AUTOTUNE).batch(32)
             """,
             line=2, column=75, end_column=80,
+            message="`batch` runs after `prefetch`",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
@@ -103,6 +104,7 @@ instead of examples, say), so memory use can grow by the batch size.
             ds = tf.data.Dataset.range(100).prefetch(4).map(lambda x: x + 1).shuffle(10)
             """,
             line=2, column=45, end_column=48,
+            message="`map` runs after `prefetch`",
             fixed="""
             import tensorflow as tf
             ds = tf.data.Dataset.range(100).map(lambda x: x + 1).shuffle(10).prefetch(4)
@@ -121,7 +123,11 @@ instead of examples, say), so memory use can grow by the batch size.
                 return ds.batch(32)
             """,
             line=7, column=17, end_column=24,
-            also=(At(line=8, column=15, end_column=20),),
+            message="`shuffle` runs after `prefetch`",
+            also=(
+                At(line=8, column=15, end_column=20,
+                   message="`batch` runs after `prefetch`"),
+            ),
         ),
         Invalid(
             """
@@ -132,6 +138,7 @@ instead of examples, say), so memory use can grow by the batch size.
             ds = ds.cache()
             """,
             line=5, column=9, end_column=14,
+            message="`cache` runs after `prefetch`",
         ),
     )
 

@@ -173,6 +173,7 @@ the author.
             ds = tf.data.TFRecordDataset(files).map(parse).map(normalize).shuffle(1000).batch(32)
             ''',
             line=7, column=48, end_column=51,
+            message="cheap element-wise `map` before `batch` calls its function",
         ),
         Invalid(
             """
@@ -181,6 +182,7 @@ the author.
             ds = ds.map(lambda img, label: (tf.cast(img, tf.float32) / 255.0, label)).batch(64)
             """,
             line=3, column=9, end_column=12,
+            message="cheap element-wise `map` before `batch` calls its function",
         ),
         Invalid(
             """
@@ -191,6 +193,7 @@ the author.
             ds = ds.batch(32)
             """,
             line=4, column=9, end_column=12,
+            message="cheap element-wise `map` before `batch` calls its function",
         ),
         Invalid(
             """
@@ -203,6 +206,7 @@ the author.
                 return ds.map(lambda v: v * 2 + 1).batch(8)
             """,
             line=7, column=15, end_column=18,
+            message="cheap element-wise `map` before `batch` calls its function",
         ),
     )
 

@@ -87,6 +87,7 @@ No automatic fix.
             ds = tf.data.Dataset.list_files('*.npy').map(load, num_parallel_calls=tf.data.AUTOTUNE)
             """,
             line=7, column=42, end_column=45,
+            message="`tf.numpy_function` in the `map` function runs Python under the GIL",
         ),
         Invalid(
             """
@@ -95,6 +96,7 @@ No automatic fix.
             ds = ds.filter(lambda line: tf.py_function(lambda s: len(s.numpy()) > 3, [line], tf.bool))
             """,
             line=3, column=9, end_column=15,
+            message="`tf.py_function` in the `filter` function runs Python under the GIL",
         ),
         Invalid(
             """
@@ -109,6 +111,7 @@ No automatic fix.
             train = train.map(augment, num_parallel_calls=tf.data.AUTOTUNE)
             """,
             line=9, column=15, end_column=18,
+            message="`tf.py_function` in the `map` function runs Python under the GIL",
         ),
         Invalid(
             """
@@ -121,6 +124,7 @@ No automatic fix.
             ds = tf.data.TFRecordDataset(files).map(functools.partial(parse, size=64))
             """,
             line=7, column=37, end_column=40,
+            message="`tf.numpy_function` in the `map` function runs Python under the GIL",
         ),
     )
 

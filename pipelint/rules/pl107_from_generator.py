@@ -79,6 +79,7 @@ No automatic fix.
                 gen, output_signature=tf.TensorSpec(shape=(), dtype=tf.int64))
             """,
             line=2, column=22, end_column=36,
+            message="`from_generator` produces every element in Python under the GIL",
         ),
         Invalid(
             """
@@ -86,7 +87,13 @@ No automatic fix.
             ds = tf.data.Dataset.from_generator(gen, output_types=tf.int64, output_shapes=())
             """,
             line=2, column=22, end_column=36,
-            also=(At(line=2, column=42, end_column=54), At(line=2, column=65, end_column=78)),
+            message="`from_generator` produces every element in Python under the GIL",
+            also=(
+                At(line=2, column=42, end_column=54,
+                   message="`output_types` of `from_generator` is deprecated"),
+                At(line=2, column=65, end_column=78,
+                   message="`output_shapes` of `from_generator` is deprecated"),
+            ),
         ),
         Invalid(
             """
@@ -96,7 +103,11 @@ No automatic fix.
             ds = ds.batch(8)
             """,
             line=3, column=14, end_column=28,
-            also=(At(line=3, column=34, end_column=44),),
+            message="`from_generator` produces every element in Python under the GIL",
+            also=(
+                At(line=3, column=34, end_column=44,
+                   message="`output_types` of `from_generator` is deprecated"),
+            ),
         ),
         Invalid(
             """
@@ -106,6 +117,7 @@ No automatic fix.
                 return tf.data.Dataset.from_generator(rows, output_signature=spec).batch(4)
             """,
             line=4, column=28, end_column=42,
+            message="`from_generator` produces every element in Python under the GIL",
         ),
     )
 

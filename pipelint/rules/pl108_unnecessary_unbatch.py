@@ -73,6 +73,7 @@ No automatic fix.
             ds = tf.data.Dataset.from_tensor_slices(x).batch(32).unbatch()
             """,
             line=2, column=54, end_column=61,
+            message="`unbatch` right after `batch` gives back the same elements",
         ),
         Invalid(
             """
@@ -84,6 +85,7 @@ No automatic fix.
                 return ds.unbatch()
             """,
             line=6, column=15, end_column=22,
+            message="`unbatch` right after `batch` gives back the same elements",
         ),
         Invalid(
             """
@@ -92,6 +94,7 @@ No automatic fix.
             train = train.unbatch()
             """,
             line=3, column=15, end_column=22,
+            message="`unbatch` undoes the batching done by the Keras dataset helper",
         ),
         Invalid(
             """
@@ -103,6 +106,7 @@ No automatic fix.
             ds = ds.batch(10).unbatch()
             """,
             line=6, column=19, end_column=26,
+            message="`unbatch` right after `batch` gives back the same elements",
         ),
     )
 

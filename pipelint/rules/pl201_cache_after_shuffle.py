@@ -114,6 +114,7 @@ a file-backed cache written by the old order must be rebuilt.
             ds = tf.data.TFRecordDataset('a.tfrecord').shuffle(1000).cache().batch(32)
             """,
             line=2, column=58, end_column=63,
+            message="`cache()` after `shuffle()` records the first epoch's order",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset('a.tfrecord').cache().shuffle(1000).batch(32)
@@ -132,6 +133,7 @@ a file-backed cache written by the old order must be rebuilt.
                 return ds.batch(64)
             """,
             line=8, column=13, end_column=18,
+            message="`cache()` after `shuffle()` records the first epoch's order",
         ),
         Invalid(
             """
@@ -140,6 +142,7 @@ a file-backed cache written by the old order must be rebuilt.
             ds = ds.shuffle(60000, reshuffle_each_iteration=True).cache()
             """,
             line=3, column=55, end_column=60,
+            message="`cache()` after `shuffle()` records the first epoch's order",
             fixed="""
             import tensorflow_datasets as tfds
             ds = tfds.load('mnist', split='train', as_supervised=True)
@@ -154,6 +157,7 @@ a file-backed cache written by the old order must be rebuilt.
             train = train.cache().prefetch(tf.data.AUTOTUNE)
             """,
             line=4, column=15, end_column=20,
+            message="`cache()` after `image_dataset_from_directory`",
         ),
         Invalid(
             """
@@ -163,6 +167,7 @@ a file-backed cache written by the old order must be rebuilt.
             train = train.unbatch().shuffle(4096).batch(32).cache()
             """,
             line=4, column=49, end_column=54,
+            message="`cache()` after `shuffle()` records the first epoch's order",
         ),
     )
 

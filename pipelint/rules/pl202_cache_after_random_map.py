@@ -122,6 +122,7 @@ No automatic fix.
             ds = tf.data.TFRecordDataset('train.tfrecord').map(parse).map(augment).cache().batch(32)
             """,
             line=7, column=72, end_column=77,
+            message="`cache()` after a `map` that draws random numbers",
         ),
         Invalid(
             """
@@ -133,6 +134,7 @@ No automatic fix.
             train = train.cache().prefetch(tf.data.AUTOTUNE)
             """,
             line=6, column=15, end_column=20,
+            message="`cache()` after a `map` that draws random numbers (`augmentation`)",
         ),
         Invalid(
             """
@@ -149,6 +151,7 @@ No automatic fix.
                 return ds.cache()
             """,
             line=11, column=15, end_column=20,
+            message="`cache()` after a `map` that draws random numbers (`np.random.normal`)",
         ),
         Invalid(
             """
@@ -162,6 +165,7 @@ No automatic fix.
             ds = ds.cache()
             """,
             line=8, column=9, end_column=14,
+            message="`cache()` after a `map` that draws random numbers (`np.random.rand`)",
         ),
         Invalid(
             """
@@ -172,6 +176,7 @@ No automatic fix.
             ds = ds.cache()
             """,
             line=5, column=9, end_column=14,
+            message="`cache()` after a `map` that draws random numbers (`tf.random.normal`)",
         ),
     )
 

@@ -109,6 +109,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
             ds = tf.data.TFRecordDataset('a').map(parse).batch(32).shuffle(1000)
             """,
             line=2, column=56, end_column=63,
+            message="`shuffle()` after `batch()` reorders whole batches, not examples",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset('a').map(parse).shuffle(1000).batch(32)
@@ -121,6 +122,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
             train = train.shuffle(1000)
             """,
             line=3, column=15, end_column=22,
+            message="`shuffle()` after `image_dataset_from_directory`",
         ),
         Invalid(
             """
@@ -133,6 +135,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
                 return ds
             """,
             line=6, column=17, end_column=24,
+            message="`shuffle()` after `batch()` reorders whole batches, not examples",
         ),
         Invalid(
             """
@@ -142,6 +145,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
             ds = ds.shuffle(512)
             """,
             line=4, column=9, end_column=16,
+            message="`shuffle()` after `padded_batch()` reorders whole batches",
         ),
     )
 

@@ -86,6 +86,7 @@ while the shuffle buffer refills.
             ds = tf.data.TFRecordDataset('a').repeat().shuffle(1000).batch(32)
             """,
             line=2, column=44, end_column=51,
+            message="`shuffle()` after `repeat()` mixes examples across epoch boundaries",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset('a').shuffle(1000).repeat().batch(32)
@@ -102,6 +103,7 @@ while the shuffle buffer refills.
                 return ds.batch(32)
             """,
             line=6, column=28, end_column=35,
+            message="`shuffle()` after `repeat()` mixes examples across epoch boundaries",
         ),
         Invalid(
             """
@@ -111,6 +113,7 @@ while the shuffle buffer refills.
             ds = ds.shuffle(buffer_size=10000)
             """,
             line=4, column=9, end_column=16,
+            message="`shuffle()` after `repeat()` mixes examples across epoch boundaries",
         ),
         Invalid(
             """
@@ -119,6 +122,7 @@ while the shuffle buffer refills.
             train = train.repeat(3).shuffle(1000, seed=1)
             """,
             line=3, column=25, end_column=32,
+            message="`shuffle()` after `repeat()` mixes examples across epoch boundaries",
             fixed="""
             import keras
             train = keras.utils.image_dataset_from_directory('photos', batch_size=None)

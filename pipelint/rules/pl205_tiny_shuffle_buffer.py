@@ -180,6 +180,7 @@ No automatic fix.
             ds = tf.data.TFRecordDataset('a').map(parse).shuffle(16).batch(32)
             """,
             line=2, column=46, end_column=53,
+            message="shuffle buffer of 16 elements barely mixes the data",
         ),
         Invalid(
             """
@@ -188,6 +189,7 @@ No automatic fix.
             ds = ds.shuffle(1)
             """,
             line=3, column=9, end_column=16,
+            message="`shuffle(1)` does nothing",
         ),
         Invalid(
             """
@@ -200,6 +202,7 @@ No automatic fix.
                 return ds.batch(256)
             """,
             line=6, column=17, end_column=24,
+            message="shuffle buffer of 128 is smaller than the batch of 256 after it",
         ),
         Invalid(
             """
@@ -208,6 +211,7 @@ No automatic fix.
             ds = ds.shuffle(50).batch(32)
             """,
             line=3, column=9, end_column=16,
+            message="shuffle buffer of 50 elements barely mixes the data",
         ),
     )
 

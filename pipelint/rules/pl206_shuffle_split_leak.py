@@ -118,6 +118,7 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             val = ds.skip(800)
             """,
             line=3, column=12, end_column=16,
+            message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch",
             fixed="""
             import tensorflow as tf
             ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000, reshuffle_each_iteration=False)
@@ -134,6 +135,7 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             train = ds.skip(10000)
             """,
             line=4, column=10, end_column=14,
+            message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch",
             fixed="""
             import tensorflow_datasets as tfds
             ds = tfds.load('mnist', split='train', as_supervised=True)
@@ -155,7 +157,11 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
                 return train, val, test
             """,
             line=5, column=15, end_column=19,
-            also=(At(line=7, column=16, end_column=20),),
+            message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch",
+            also=(
+                At(line=7, column=16, end_column=20,
+                   message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch"),
+            ),
             fixed="""
             import tensorflow as tf
 
@@ -176,6 +182,7 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             train = full.skip(10)
             """,
             line=3, column=12, end_column=16,
+            message="`take`/`skip` split of `image_dataset_from_directory` output",
         ),
     )
 

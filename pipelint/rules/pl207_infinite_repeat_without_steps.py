@@ -149,6 +149,7 @@ No automatic fix.
             model.fit(train, epochs=10)
             """,
             line=3, column=7, end_column=10,
+            message="`fit` without `steps_per_epoch` on a dataset that never ends",
         ),
         Invalid(
             """
@@ -165,6 +166,7 @@ No automatic fix.
             model.fit(make('t', True), validation_data=make('v', False).repeat(), steps_per_epoch=100, epochs=3)
             """,
             line=11, column=44, end_column=69,
+            message="`validation_data` without `validation_steps` on a dataset",
         ),
         Invalid(
             """
@@ -175,6 +177,7 @@ No automatic fix.
             model.fit(x=train, epochs=3)
             """,
             line=5, column=7, end_column=10,
+            message="`fit` without `steps_per_epoch` on a dataset that never ends",
         ),
         Invalid(
             """
@@ -183,6 +186,7 @@ No automatic fix.
             model.fit(ds, epochs=5)
             """,
             line=3, column=7, end_column=10,
+            message="`fit` without `steps_per_epoch` on a dataset that never ends",
         ),
         Invalid(
             """
@@ -191,6 +195,7 @@ No automatic fix.
             model.evaluate(test)
             """,
             line=3, column=7, end_column=15,
+            message="`evaluate` without `steps` on a dataset that never ends",
         ),
     )
 

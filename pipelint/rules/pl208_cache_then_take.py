@@ -96,6 +96,7 @@ elements come out, but a file-backed cache then holds only `k` elements and must
             ds = tf.data.TFRecordDataset('a').map(parse).cache().take(1000).repeat()
             """,
             line=2, column=54, end_column=58,
+            message="`take()` after `cache()` stops before the cache is complete",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset('a').map(parse).take(1000).cache().repeat()
@@ -116,6 +117,7 @@ elements come out, but a file-backed cache then holds only `k` elements and must
             model.fit(make('t', True), epochs=5)
             """,
             line=7, column=17, end_column=21,
+            message="`take()` after `cache()` stops before the cache is complete",
         ),
         Invalid(
             """
@@ -128,6 +130,7 @@ elements come out, but a file-backed cache then holds only `k` elements and must
                     step(x, y)
             """,
             line=4, column=16, end_column=20,
+            message="`take()` after `cache()` stops before the cache is complete",
         ),
         Invalid(
             """
@@ -136,6 +139,7 @@ elements come out, but a file-backed cache then holds only `k` elements and must
             ds = ds.cache().take(5000)
             """,
             line=3, column=17, end_column=21,
+            message="`take()` after `cache()` stops before the cache is complete",
             fixed="""
             import tensorflow_datasets as tfds
             ds = tfds.load('mnist', split='train')

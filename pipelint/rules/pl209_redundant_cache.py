@@ -90,6 +90,7 @@ them, no fix is offered: decide which of the two to keep.
             ds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE).cache()
             """,
             line=2, column=81, end_column=86,
+            message="`cache()` of a dataset that was just cached stores the same elements",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset('a').map(parse).cache().prefetch(tf.data.AUTOTUNE)
@@ -108,6 +109,7 @@ them, no fix is offered: decide which of the two to keep.
                 return ds.cache()
             """,
             line=9, column=15, end_column=20,
+            message="second `cache()` on an already cached dataset",
         ),
         Invalid(
             """
@@ -116,6 +118,7 @@ them, no fix is offered: decide which of the two to keep.
             train = train.cache()
             """,
             line=3, column=15, end_column=20,
+            message="`cache()` of a dataset that was just cached stores the same elements",
         ),
         Invalid(
             """
@@ -126,6 +129,7 @@ them, no fix is offered: decide which of the two to keep.
                 ds = ds.cache('/tmp/mnist')
             """,
             line=5, column=13, end_column=18,
+            message="`cache()` of a dataset that was just cached stores the same elements",
         ),
     )
 

@@ -96,6 +96,7 @@ author's call.
             ds = tf.data.TFRecordDataset(files).map(parse).cache().shuffle(1000)
             """,
             line=2, column=48, end_column=53,
+            message="in-memory `cache()` of a file-backed dataset keeps every element",
         ),
         Invalid(
             """
@@ -105,6 +106,7 @@ author's call.
             train = train.cache().prefetch(tf.data.AUTOTUNE)
             """,
             line=4, column=15, end_column=20,
+            message="in-memory `cache()` of a file-backed dataset keeps every element",
         ),
         Invalid(
             """
@@ -118,6 +120,7 @@ author's call.
                 return ds
             """,
             line=7, column=17, end_column=22,
+            message="in-memory `cache()` of a file-backed dataset keeps every element",
         ),
     )
 

@@ -188,6 +188,7 @@ No automatic fix.
             discriminator.compile(optimizer=opt, loss='bce')
             """,
             line=6, column=33, end_column=36,
+            message="optimizer `opt` was already compiled into `generator`",
         ),
         Invalid(
             """
@@ -203,6 +204,7 @@ No automatic fix.
                 model.fit(x[fold], y[fold])
             """,
             line=9, column=29, end_column=38,
+            message="optimizer `optimizer` is created outside this loop but compiled",
         ),
         Invalid(
             """
@@ -218,6 +220,7 @@ No automatic fix.
             student.compile(opt, loss='mse')
             """,
             line=10, column=17, end_column=20,
+            message="optimizer `opt` was already compiled into `teacher`",
         ),
         Invalid(
             """
@@ -233,6 +236,7 @@ No automatic fix.
             second = compile_one(shared)
             """,
             line=5, column=29, end_column=32,
+            message="optimizer `opt` was already compiled into `model`",
         ),
         Invalid(
             """
@@ -243,6 +247,7 @@ No automatic fix.
                 model.compile(optimizer=opt)
             """,
             line=5, column=29, end_column=32,
+            message="optimizer `opt` is created outside this loop but compiled",
         ),
     )
 

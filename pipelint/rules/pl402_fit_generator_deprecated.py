@@ -98,6 +98,7 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
             model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)
             """,
             line=3, column=7, end_column=20,
+            message="`fit_generator` was removed in Keras 3",
             fixed="""
             import keras
             model = keras.Sequential([keras.layers.Dense(1)])
@@ -117,7 +118,11 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
                 return loss, preds
             """,
             line=4, column=18, end_column=36,
-            also=(At(line=5, column=19, end_column=36),),
+            message="`evaluate_generator` was removed in Keras 3",
+            also=(
+                At(line=5, column=19, end_column=36,
+                   message="`predict_generator` was removed in Keras 3"),
+            ),
             fixed="""
             from tensorflow import keras
 
@@ -138,6 +143,7 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
             model.fit_generator(batches, 100, 5)
             """,
             line=3, column=7, end_column=20,
+            message="`fit_generator` was removed in Keras 3",
         ),
         Invalid(
             """
@@ -145,6 +151,7 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
             history = model.fit_generator(generator=datagen.flow(x, y), epochs=3)
             """,
             line=2, column=17, end_column=30,
+            message="`fit_generator` was removed in Keras 3",
         ),
     )
 

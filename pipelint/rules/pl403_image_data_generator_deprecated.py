@@ -86,6 +86,7 @@ No automatic fix.
             train = datagen.flow_from_directory('data/train', target_size=(224, 224))
             """,
             line=2, column=11, end_column=29,
+            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
         ),
         Invalid(
             """
@@ -97,7 +98,11 @@ No automatic fix.
                 return tf.keras.preprocessing.image.ImageDataGenerator()
             """,
             line=5, column=16, end_column=63,
-            also=(At(line=6, column=12, end_column=59),),
+            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
+            also=(
+                At(line=6, column=12, end_column=59,
+                   message="`ImageDataGenerator` is deprecated and augments in Python one batch"),
+            ),
         ),
         Invalid(
             """
@@ -105,6 +110,7 @@ No automatic fix.
             aug = keras.preprocessing.image.ImageDataGenerator(zoom_range=0.2).flow(x, y, batch_size=32)
             """,
             line=2, column=7, end_column=51,
+            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
         ),
         Invalid(
             """
@@ -113,6 +119,7 @@ No automatic fix.
             gen = IDG(validation_split=0.2)
             """,
             line=3, column=7, end_column=10,
+            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
         ),
     )
 

@@ -116,6 +116,7 @@ No automatic fix.
                     logs['lr'] = self.model.optimizer._decayed_lr(tf.float32)
             """,
             line=5, column=43, end_column=54,
+            message="`_decayed_lr` is private optimizer API that Keras 3",
         ),
         Invalid(
             """
@@ -125,7 +126,11 @@ No automatic fix.
             print(f"beta_1={opt._get_hyper('beta_1')}")
             """,
             line=3, column=5, end_column=15,
-            also=(At(line=4, column=21, end_column=31),),
+            message="`_set_hyper` is private optimizer API that Keras 3",
+            also=(
+                At(line=4, column=21, end_column=31,
+                   message="`_get_hyper` is private optimizer API that Keras 3"),
+            ),
         ),
         Invalid(
             """
@@ -135,6 +140,7 @@ No automatic fix.
                 model.optimizer._create_all_weights(model.trainable_variables)
             """,
             line=4, column=21, end_column=40,
+            message="`_create_all_weights` is private optimizer API that Keras 3",
         ),
         Invalid(
             """
@@ -144,6 +150,7 @@ No automatic fix.
                 opt._create_slots(model.trainable_variables)
             """,
             line=4, column=9, end_column=22,
+            message="`_create_slots` is private optimizer API that Keras 3",
         ),
     )
 

@@ -119,6 +119,7 @@ need the targets moved into the dataset by hand.
             model.fit(ds, batch_size=32, epochs=5)
             """,
             line=3, column=15, end_column=25,
+            message="`batch_size` is ignored by `fit` when `x` is a tf.data.Dataset",
             fixed="""
             import tensorflow as tf
             ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(64)
@@ -138,6 +139,7 @@ need the targets moved into the dataset by hand.
                 )
             """,
             line=7, column=9, end_column=19,
+            message="`batch_size` is ignored by `fit` when `x` is a tf.data.Dataset",
             fixed="""
             from tensorflow import keras
 
@@ -156,6 +158,7 @@ need the targets moved into the dataset by hand.
             model.predict(ds, batch_size=8)
             """,
             line=3, column=19, end_column=29,
+            message="`batch_size` is ignored by `predict` when `x` is a tf.data.Dataset",
             fixed="""
             import tensorflow as tf
             ds = tf.data.TFRecordDataset(files).map(parse).batch(8)
@@ -170,6 +173,7 @@ need the targets moved into the dataset by hand.
             model.fit(images, y_train, epochs=3)
             """,
             line=3, column=19, end_column=26,
+            message="`y` passed to `fit` with a tf.data.Dataset",
         ),
         Invalid(
             """
@@ -182,6 +186,7 @@ need the targets moved into the dataset by hand.
             model.evaluate(ds, sample_weight=weights)
             """,
             line=7, column=20, end_column=33,
+            message="`sample_weight` passed to `evaluate` with a tf.data.Dataset",
         ),
     )
 

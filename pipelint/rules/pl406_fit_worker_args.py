@@ -102,6 +102,7 @@ No automatic fix.
             model.fit(train_seq, epochs=5, workers=4, use_multiprocessing=True)
             """,
             line=3, column=32, end_column=39,
+            message="Keras 3 `fit` has no `workers`, `use_multiprocessing`",
         ),
         Invalid(
             """
@@ -111,6 +112,7 @@ No automatic fix.
                 return model.evaluate(seq, max_queue_size=20)
             """,
             line=4, column=32, end_column=46,
+            message="Keras 3 `evaluate` has no `max_queue_size`",
         ),
         Invalid(
             """
@@ -122,7 +124,11 @@ No automatic fix.
                 preds = model.predict(ds, workers=8)
             """,
             line=4, column=19, end_column=26,
-            also=(At(line=6, column=31, end_column=38),),
+            message="Keras 3 `fit` has no `workers`",
+            also=(
+                At(line=6, column=31, end_column=38,
+                   message="Keras 3 `predict` has no `workers`"),
+            ),
         ),
         Invalid(
             """
@@ -133,6 +139,7 @@ No automatic fix.
             )
             """,
             line=4, column=5, end_column=12,
+            message="Keras 3 `fit` has no `workers`",
         ),
     )
 

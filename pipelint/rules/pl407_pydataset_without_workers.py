@@ -173,6 +173,7 @@ No automatic fix.
                     self.paths, self.batch_size = paths, batch_size
             """,
             line=3, column=7, end_column=14,
+            message="`Batches` never passes `workers` to `PyDataset.__init__`",
         ),
         Invalid(
             """
@@ -185,6 +186,7 @@ No automatic fix.
                     return len(self.ids) // 32
             """,
             line=3, column=7, end_column=20,
+            message="`DataGenerator` never passes `workers` to `PyDataset.__init__`",
         ),
         Invalid(
             """
@@ -198,6 +200,7 @@ No automatic fix.
             model.fit(train, epochs=3)
             """,
             line=7, column=9, end_column=14,
+            message="`Tiles` is created without `workers=`",
         ),
         Invalid(
             """
@@ -214,7 +217,11 @@ No automatic fix.
                 data = Clips(test_files, workers=1)
             """,
             line=9, column=12, end_column=17,
-            also=(At(line=11, column=12, end_column=17),),
+            message="`Clips` is created without `workers=`",
+            also=(
+                At(line=11, column=12, end_column=17,
+                   message="`Clips` is created without `workers=`"),
+            ),
         ),
         Invalid(
             """
@@ -225,6 +232,7 @@ No automatic fix.
                     keras.utils.PyDataset.__init__(self, workers=1)
             """,
             line=3, column=7, end_column=14,
+            message="`Batches` never passes `workers` to `PyDataset.__init__`",
         ),
     )
 

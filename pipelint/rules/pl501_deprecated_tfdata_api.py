@@ -129,6 +129,7 @@ the expression and sometimes argument defaults.
             ds = ds.apply(tf.data.experimental.map_and_batch(parse, batch_size=32))
             """,
             line=3, column=15, end_column=49,
+            message="`tf.data.experimental.map_and_batch` is deprecated",
         ),
         Invalid(
             """
@@ -140,6 +141,7 @@ the expression and sometimes argument defaults.
                 return ds.with_options(options)
             """,
             line=5, column=13, end_column=39,
+            message="`experimental_deterministic` is a deprecated alias",
             fixed="""
             import tensorflow as tf
 
@@ -156,6 +158,7 @@ the expression and sometimes argument defaults.
             options.experimental_threading.private_threadpool_size = 16
             """,
             line=3, column=9, end_column=31,
+            message="`experimental_threading` is a deprecated alias",
             fixed="""
             import tensorflow as tf
             options = tf.data.Options()
@@ -171,6 +174,7 @@ the expression and sometimes argument defaults.
                 ds = files.apply(parallel_interleave(tf.data.TFRecordDataset, cycle_length=8))
             """,
             line=5, column=22, end_column=41,
+            message="`tf.data.experimental.parallel_interleave` is deprecated",
         ),
         Invalid(
             """
@@ -178,6 +182,7 @@ the expression and sometimes argument defaults.
             ds = tf.data.TFRecordDataset(files).apply(tf.data.experimental.shuffle_and_repeat(10000))
             """,
             line=2, column=43, end_column=82,
+            message="`tf.data.experimental.shuffle_and_repeat` is deprecated",
         ),
         Invalid(
             """
@@ -185,6 +190,7 @@ the expression and sometimes argument defaults.
             mixed = tf.data.experimental.sample_from_datasets([a, b], weights=[0.7, 0.3])
             """,
             line=2, column=9, end_column=50,
+            message="`tf.data.experimental.sample_from_datasets` is deprecated",
         ),
     )
 
