@@ -1,0 +1,166 @@
+"""Write the probe's figures where people already look: TensorBoard event files.
+
+Tags, all under the `pipelint/` group of TensorBoard's scalars dashboard:
+  pipelint/step_time_ms, pipelint/input_wait_ms, pipelint/input_bound_fraction   one point per step
+  pipelint/stage_ms_per_element/<stage>                                         per stage, at the last step
+  pipelint/report (text dashboard)                                              the report in Markdown
+Steps are numbered like Keras' `batch_*` scalars (its global train batch), so in `fit` the curves line
+up with the loss. Warm-up steps (tracing, pipeline start) are not written: the report leaves them out too.
+
+Events are written with TensorBoard's own pure-Python writer (about 25 µs per scalar, on a background
+thread) rather than `tf.summary` (about 200 µs per scalar op): the per-step points are buffered and
+written at epoch ends and at the end of the run, never per step on the training thread.
+This module is imported only when a log directory is set; importing it imports `tensorboard`.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+from typing import Any
+
+from tensorboard.plugins.scalar.summary_v2 import scalar_pb
+from tensorboard.plugins.text.summary_v2 import text_pb
+from tensorboard.compat.proto import event_pb2
+from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+from pipelint.profiler.timeline import Point
+
+log = logging.getLogger("pipelint")
+
+GROUP = "pipelint"
+RUN = "train"  # Keras' TensorBoard callback writes training scalars to <log_dir>/train
+
+
+def run_dir(log_dir: str, keras_log_dir: str | None = None) -> str:
+    """Where the events go: the train run of the script's Keras TensorBoard callback when there is one
+    (so pipelint's curves sit beside the loss), else `<log_dir>/train`."""
+    return os.path.join(os.path.abspath(keras_log_dir or log_dir), RUN)
+
+
+def stage_tag(name: str) -> str:
+    # Tags stay readable in the dashboard's tag list; slashes would nest them further.
+    return f"{GROUP}/stage_ms_per_element/" + re.sub(r"[^\w.:@()\[\]+-]+", "_", name).strip("_")
+
+
+class Writer:
+    """An event file in `directory`; any failure is logged once and turns the writer off."""
+
+    def __init__(self, directory: str):
+        self.directory = directory
+        self.error: str | None = None
+        self.scalars = 0
+        self._events: EventFileWriter | None = None
+
+    def _open(self) -> EventFileWriter | None:
+        if self._events is None and self.error is None:
+            try:
+                os.makedirs(self.directory, exist_ok=True)
+                self._events = EventFileWriter(self.directory, filename_suffix=".pipelint")
+            except Exception as exc:  # noqa: BLE001 - TensorBoard output is optional, training is not
+                self._fail(exc)
+        return self._events
+
+    def _fail(self, exc: BaseException) -> None:
+        if self.error is None:
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.warning("TensorBoard output switched off: %s", self.error)
+
+    def _add(self, summary, step: int, wall_time: float | None = None) -> None:
+        events = self._open()
+        if events is None:
+            return
+        try:
+            import time
+            events.add_event(event_pb2.Event(wall_time=wall_time or time.time(), step=step, summary=summary))
+        except Exception as exc:  # noqa: BLE001
+            self._fail(exc)
+
+    def scalar(self, tag: str, value: float, step: int) -> None:
+        self._add(scalar_pb(tag, float(value)), step)
+        self.scalars += 1
+
+    def text(self, tag: str, markdown: str, step: int) -> None:
+        self._add(text_pb(tag, markdown), step)
+
+    def steps(self, points: list[Point]) -> None:
+        """Per-step scalars for measured (non-warm-up) points."""
+        for p in points:
+            if p.warmup or p.step_s <= 0:
+                continue
+            step_ms = 1000 * p.step_s / p.n
+            self.scalar(f"{GROUP}/step_time_ms", step_ms, p.step)
+            if p.wait_s is not None:
+                self.scalar(f"{GROUP}/input_wait_ms", 1000 * p.wait_s / p.n, p.step)
+                self.scalar(f"{GROUP}/input_bound_fraction", min(1.0, p.wait_s / p.step_s), p.step)
+        self.flush()
+
+    def report(self, r: dict[str, Any], step: int) -> None:
+        """Stage figures and the Markdown report, at the run's last step."""
+        for s in r.get("stages") or []:
+            if s.get("time_per_element_ms") is not None:
+                self.scalar(stage_tag(s["name"]), s["time_per_element_ms"], step)
+        self.text(f"{GROUP}/report", render_markdown(r), step)
+        self.flush()
+
+    def flush(self) -> None:
+        if self._events is not None:
+            try:
+                self._events.flush()
+            except Exception as exc:  # noqa: BLE001
+                self._fail(exc)
+
+    def close(self) -> None:
+        if self._events is not None:
+            try:
+                self._events.close()
+            except Exception as exc:  # noqa: BLE001
+                self._fail(exc)
+            self._events = None
+
+
+def _md_cell(v: Any) -> str:
+    return "-" if v is None else str(v).replace("|", "\\|")
+
+
+def render_markdown(r: dict[str, Any]) -> str:
+    """The report as Markdown (TensorBoard's text dashboard renders tables)."""
+    out = ["**pipelint profile**" + (f": `{r['script']}`" if r.get("script") else "")]
+    if r.get("steps"):
+        out.append(f"verdict: **{r['verdict']}**, {100 * (r['input_bound_fraction'] or 0):.0f}% of step time waiting"
+                   f" for input ({r['steps']} steps, {r['step_time_ms']:.2f} ms/step,"
+                   f" {r['input_wait_ms']:.2f} ms input wait)")
+    else:
+        out.append(f"verdict: **{r.get('verdict', 'unknown')}** (no training steps were measured)")
+    xp = (r.get("xprof") or {}).get("analysis")
+    if xp and xp.get("input_bound_fraction") is not None:
+        out.append(f"XProf: {100 * xp['input_bound_fraction']:.0f}% input, {xp['step_time_ms']:.2f} ms/step"
+                   f" over {xp['steps']} steps")
+        for note in xp.get("disagreement") or []:
+            out.append(f"> {note}")
+    if r.get("stages"):
+        out.append("")
+        out.append("| stage | source | elements | ms/element | ms/batch | parallelism | share |")
+        out.append("|---|---|---:|---:|---:|---:|---:|")
+        for s in r["stages"]:
+            src = s.get("source")
+            where = f"{os.path.basename(src['path'])}:{src['line']}" if src else "-"
+            out.append(f"| {_md_cell(s['name'])} | {where} | {s['elements']} | {_md_cell(s['time_per_element_ms'])}"
+                       f" | {_md_cell(s['time_per_batch_ms'])} | {_md_cell(s['parallelism'])}"
+                       f" | {100 * s['share']:.0f}% |")
+    if r.get("suggestions"):
+        out.append("")
+        out.append("Suggestions (best first):")
+        out.append("")
+        for s in r["suggestions"]:
+            extra = []
+            if s.get("action"):
+                extra.append(f"action `{s['action']}`")
+            if s.get("expected_speedup"):
+                extra.append(f"expected {s['expected_speedup']:.2f}x")
+            measured = (s.get("verification") or {}).get("measured_speedup")
+            if measured:
+                extra.append(f"measured {measured:.2f}x")
+            out.append(f"1. `{s['code']}` {s['name']}" + (f" ({', '.join(extra)})" if extra else "")
+                       + f": {s['message']}")
+    return "\n".join(out) + "\n"

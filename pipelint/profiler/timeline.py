@@ -1,0 +1,87 @@
+"""The run over time: step time and input wait per step, with warm-up steps and epoch starts marked.
+
+Feeds the HTML report's timeline and the TensorBoard scalars. Pure Python (no TensorFlow) and cheap:
+`add` is a few appends. Memory is bounded: past `max_points` stored points, neighbours are merged in
+pairs (a point then stands for several steps), so a long run keeps its shape at a coarser grain.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Point:
+    step: int              # number of the point's last step (1-based; Keras' global batch number in fit)
+    n: int                 # steps merged into this point
+    step_s: float          # summed step time, seconds
+    wait_s: float | None   # summed input wait, seconds; None when not known for these steps
+    warmup: bool           # tracing / pipeline start: shown, but left out of the report's figures
+
+
+class Timeline:
+    # Wait per step is "measured" (custom loops: time blocked in next()) or "estimated" (fit: one
+    # figure per window of steps, from tf.data's gap times); the report says which.
+    def __init__(self, wait_source: str = "measured", max_points: int = 4000, max_unsent: int = 100_000):
+        self.wait_source = wait_source
+        self.max_points = max_points
+        self.max_unsent = max_unsent
+        self.points: list[Point] = []
+        self.epoch_starts: list[int] = []  # step numbers where an epoch (or a new iterator) began
+        self.last_step = 0
+        self._unsent: list[Point] = []
+        self._sink = None  # called with full-resolution points when `drain` is not called often enough
+
+    def begin_epoch(self) -> None:
+        """The next step starts a new epoch."""
+        nxt = self.last_step + 1
+        if not self.epoch_starts or self.epoch_starts[-1] != nxt:
+            self.epoch_starts.append(nxt)
+
+    def add(self, step_s: float, wait_s: float | None, warmup: bool = False, number: int | None = None) -> None:
+        """Record one step. `number` defaults to the step after the last one."""
+        number = self.last_step + 1 if number is None else number
+        if not self.epoch_starts:
+            self.epoch_starts.append(number)
+        self.last_step = number
+        p = Point(number, 1, step_s, wait_s, warmup)
+        self.points.append(p)
+        if self._sink is not None:
+            self._unsent.append(Point(number, 1, step_s, wait_s, warmup))
+            if len(self._unsent) >= self.max_unsent:
+                self._sink(self.drain())
+        if len(self.points) > self.max_points:
+            self._coarsen()
+
+    def attach(self, sink) -> None:
+        """Keep full-resolution points for `drain()`; `sink(points)` takes them if too many pile up."""
+        self._sink = sink
+
+    def drain(self) -> list[Point]:
+        """The full-resolution points added since the last drain (only after `attach`)."""
+        out, self._unsent = self._unsent, []
+        return out
+
+    def _coarsen(self) -> None:
+        merged: list[Point] = []
+        pts = self.points
+        for i in range(0, len(pts) - 1, 2):
+            a, b = pts[i], pts[i + 1]
+            wait = None if a.wait_s is None or b.wait_s is None else a.wait_s + b.wait_s
+            merged.append(Point(b.step, a.n + b.n, a.step_s + b.step_s, wait, a.warmup and b.warmup))
+        if len(pts) % 2:
+            merged.append(pts[-1])
+        self.points = merged
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report's `timeline` key: one list per field, one entry per point (mean per step)."""
+        return {
+            "wait_source": self.wait_source,
+            "step": [p.step for p in self.points],
+            "steps_per_point": [p.n for p in self.points],
+            "step_ms": [round(1000 * p.step_s / p.n, 4) for p in self.points],
+            "input_wait_ms": [None if p.wait_s is None else round(1000 * p.wait_s / p.n, 4)
+                              for p in self.points],
+            "warmup": [p.warmup for p in self.points],
+            "epoch_starts": list(self.epoch_starts),
+        }

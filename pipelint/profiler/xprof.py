@@ -1,0 +1,159 @@
+"""XProf side of `--xprof`: step markers while tracing, then XProf's own verdict beside pipelint's.
+
+Step markers. XProf's input-pipeline analyzer splits a trace into steps only where the program marks
+them (`tf.profiler.experimental.Trace("train", step_num=N, _r=1)`); Keras 3's `fit` marks none unless
+its TensorBoard callback profiles, and custom loops mark none at all. Under `--xprof` the probe marks
+each step itself: a step runs from one `next()` on the probed iterator (custom loops), or one
+`on_train_batch_begin` (fit), to the next one, the same span pipelint times, so XProf's "input" (time
+in tf.data's GetNext inside the step) is comparable with pipelint's input wait.
+
+Conversion. After the trace is written, `xspace_to_tool_data(..., "input_pipeline_analyzer")` of
+xprof / tensorboard-plugin-profile gives one row per step (step time, input time, ...) and XProf's
+own conclusion sentence; `analyze` reduces that to the same figures pipelint reports.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import statistics
+from typing import Any
+
+log = logging.getLogger("pipelint")
+
+DISAGREE_POINTS = 10  # percentage points between the two input-bound figures before the report says so
+
+
+class StepMarker:
+    """Opens one XProf step marker per training step; at most one open at a time."""
+
+    def __init__(self, name: str = "train"):
+        self.name = name
+        self.steps = 0
+        self._open = None
+        self._trace_cls = None
+        self.error: str | None = None
+
+    def next_step(self) -> None:
+        """Close the running step (if any) and open the next one."""
+        self.close()
+        if self.error is not None:
+            return
+        try:
+            if self._trace_cls is None:
+                import tensorflow as tf
+                self._trace_cls = tf.profiler.experimental.Trace
+            self.steps += 1
+            t = self._trace_cls(self.name, step_num=self.steps, _r=1)
+            t.__enter__()
+            self._open = t
+        except Exception as exc:  # noqa: BLE001 - markers are optional, training is not
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.warning("XProf step markers switched off: %s", self.error)
+
+    def close(self) -> None:
+        t, self._open = self._open, None
+        if t is not None:
+            try:
+                t.__exit__(None, None, None)
+            except Exception as exc:  # noqa: BLE001
+                self.error = self.error or f"{type(exc).__name__}: {exc}"
+
+
+def _converter():
+    try:
+        from xprof.convert.raw_to_tool_data import xspace_to_tool_data
+    except ImportError:
+        from tensorboard_plugin_profile.convert.raw_to_tool_data import xspace_to_tool_data
+    return xspace_to_tool_data
+
+
+def _float(v: Any) -> float | None:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def analyze(trace: str) -> dict[str, Any]:
+    """XProf's input-pipeline analysis of one `.xplane.pb`, reduced to pipelint's figures.
+
+    Returns `steps`, `step_time_ms` (mean over XProf's steps), `input_wait_ms`, `input_bound_fraction`
+    (input time / step time over all its steps), the same over steps no longer than 3x the median
+    (`typical`), XProf's `conclusion` sentence, and `error` (None, or why there are no figures).
+    """
+    out: dict[str, Any] = {"steps": 0, "step_time_ms": None, "input_wait_ms": None,
+                           "input_bound_fraction": None, "typical": None, "conclusion": None, "error": None}
+    try:
+        data, _ = _converter()([trace], "input_pipeline_analyzer", {})
+    except Exception as exc:  # noqa: BLE001 - a missing or incompatible converter must not break the report
+        out["error"] = f"conversion failed: {type(exc).__name__}: {exc}"
+        return out
+    if not data:
+        out["error"] = "the converter returned nothing"
+        return out
+    tables = json.loads(data)
+    steps_table = next((t for t in tables if any(c.get("id") == "stepTimeMs" for c in t.get("cols", []))), None)
+    if steps_table is None:
+        out["error"] = "no step table in XProf's input-pipeline analysis"
+        return out
+    props = steps_table.get("p") or {}
+    out["conclusion"] = props.get("input_conclusion")
+    ids = [c.get("id") for c in steps_table["cols"]]
+    rows = []
+    for row in steps_table.get("rows") or []:
+        cells = dict(zip(ids, (c.get("v") for c in row["c"])))
+        step = _float(cells.get("stepTimeMs"))
+        if step:
+            rows.append((step, _float(cells.get("infeedTimeMs")) or 0.0))
+    if not rows:
+        out["error"] = "XProf found no steps (no step markers in the trace)"
+        return out
+    out.update(_figures(rows))
+    med = statistics.median(s for s, _ in rows)
+    typical = [r for r in rows if r[0] <= 3 * med]
+    if len(typical) < len(rows):
+        out["typical"] = {**_figures(typical), "left_out": len(rows) - len(typical)}
+    return out
+
+
+def _figures(rows: list[tuple[float, float]]) -> dict[str, Any]:
+    total = sum(s for s, _ in rows)
+    wait = sum(w for _, w in rows)
+    return {"steps": len(rows), "step_time_ms": round(total / len(rows), 3),
+            "input_wait_ms": round(wait / len(rows), 3),
+            "input_bound_fraction": round(wait / total, 4) if total > 0 else None}
+
+
+def compare(report: dict[str, Any], xp: dict[str, Any]) -> list[str]:
+    """Sentences for the report when XProf and pipelint disagree by more than DISAGREE_POINTS on the
+    input-bound fraction, each with the reason that fits the figures. Empty when they agree."""
+    ours, theirs = report.get("input_bound_fraction"), xp.get("input_bound_fraction")
+    if ours is None or theirs is None:
+        return []
+    gap = 100 * (theirs - ours)
+    if abs(gap) <= DISAGREE_POINTS:
+        return []
+    notes = [f"XProf's input-bound figure ({100 * theirs:.0f}%) differs from pipelint's ({100 * ours:.0f}%)"
+             f" by {abs(gap):.0f} points."]
+    typical = xp.get("typical")
+    if typical and typical.get("input_bound_fraction") is not None \
+            and abs(100 * (typical["input_bound_fraction"] - ours)) <= DISAGREE_POINTS:
+        notes.append(f"Most of it is {typical['left_out']} long step(s) XProf counts and pipelint leaves out"
+                     " (the first steps trace the train function and start the pipeline; in fit the last"
+                     f" step of each epoch holds validation): without them XProf says"
+                     f" {100 * typical['input_bound_fraction']:.0f}%.")
+        return notes
+    if report.get("step_source") == "keras":
+        notes.append("In fit pipelint estimates the wait from tf.data's gap times (median step time minus"
+                     " the median time the model spends between two GetNext calls, per window of steps),"
+                     " while XProf measures the time inside GetNext in every step; with a step that varies"
+                     " a lot, or a prefetch buffer that sometimes runs dry, the two part.")
+    else:
+        notes.append("In a custom loop both measure the time blocked in the iterator's next(), so the gap"
+                     " comes from what each counts: XProf's steps include the first ones and the tracing"
+                     " profiler's own cost, pipelint's leave out warm-up.")
+    ours_ms, theirs_ms = report.get("step_time_ms"), xp.get("step_time_ms")
+    if ours_ms and theirs_ms and theirs_ms > 1.2 * ours_ms:
+        notes.append(f"XProf's steps are also longer ({theirs_ms:.2f} vs {ours_ms:.2f} ms): tracing slows"
+                     " the run, most where tf.data runs many small ops per element.")
+    return notes
