@@ -2,7 +2,8 @@
 
 Feeds the HTML report's timeline and the TensorBoard scalars. Pure Python (no TensorFlow) and cheap:
 `add` is a few appends. Memory is bounded: past `max_points` stored points, neighbours are merged in
-pairs (a point then stands for several steps), so a long run keeps its shape at a coarser grain.
+pairs and later points hold as many steps as the merged ones, so a long run keeps its shape at an even,
+coarser grain.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ class Timeline:
         self.points: list[Point] = []
         self.epoch_starts: list[int] = []  # step numbers where an epoch (or a new iterator) began
         self.last_step = 0
+        self.grain = 1  # steps per point; doubles each time the points are merged in pairs
         self._unsent: list[Point] = []
         self._sink = None  # called with full-resolution points when `drain` is not called often enough
 
@@ -44,12 +46,17 @@ class Timeline:
         if not self.epoch_starts:
             self.epoch_starts.append(number)
         self.last_step = number
-        p = Point(number, 1, step_s, wait_s, warmup)
-        self.points.append(p)
         if self._sink is not None:
             self._unsent.append(Point(number, 1, step_s, wait_s, warmup))
             if len(self._unsent) >= self.max_unsent:
                 self._sink(self.drain())
+        last = self.points[-1] if self.points else None
+        # Once coarsened, a point fills up to `grain` steps (never across warm-up and measured steps).
+        if last is not None and last.n < self.grain and last.warmup == warmup:
+            last.step, last.n, last.step_s = number, last.n + 1, last.step_s + step_s
+            last.wait_s = None if last.wait_s is None or wait_s is None else last.wait_s + wait_s
+        else:
+            self.points.append(Point(number, 1, step_s, wait_s, warmup))
         if len(self.points) > self.max_points:
             self._coarsen()
 
@@ -72,6 +79,7 @@ class Timeline:
         if len(pts) % 2:
             merged.append(pts[-1])
         self.points = merged
+        self.grain *= 2
 
     def to_dict(self) -> dict[str, Any]:
         """The report's `timeline` key: one list per field, one entry per point (mean per step)."""
