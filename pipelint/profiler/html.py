@@ -209,7 +209,7 @@ def _timeline(r: dict[str, Any]) -> str:
             end = bins[i - 1]["last"]
             x0, x1 = x(run_start - 1), max(x(end), x(run_start - 1) + 6)
             svg.append(f"<rect x='{x0:.1f}' y='{top}' width='{x1 - x0:.1f}' height='{ph}' fill='#e9e9e9'/>"
-                       f"<text x='{x0 + 2:.1f}' y='{top + 12}' font-size='10' fill='#666'>warm-up</text>")
+                       f"<text x='{x1 + 3:.1f}' y='{top + 12}' font-size='10' fill='#666'>&#8592; warm-up</text>")
             run_start = None
     clipped = 0
     for b in bins:
