@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 __all__ = ["probe", "get_report", "PipelineProfiler", "profile_script", "Session", "install", "uninstall",
-           "build_report"]
+           "build_report", "render_html"]
 
 
 def probe(ds: Any) -> Any:
@@ -21,6 +21,12 @@ def get_report(fmt: str = "dict") -> Any:
     """The report of the current probe session as a dict, or "json" / "text"."""
     from pipelint.profiler.api import get_report as _get_report
     return _get_report(fmt)
+
+
+def render_html(report: dict, standalone: bool = True) -> str:
+    """A report dict as HTML: a whole page, or (standalone=False) one scoped <div> for notebooks."""
+    from pipelint.profiler.html import render_html as _render
+    return _render(report, standalone=standalone)
 
 
 def __getattr__(name: str) -> Any:

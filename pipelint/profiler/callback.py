@@ -26,7 +26,7 @@ class PipelineProfiler(keras.callbacks.Callback):
 
     def __init__(self, *, sample_every: int = 50, warn_every: int = 500, live_warnings: bool = True,
                  report: bool = True, json_path: str | None = None, html_path: str | None = None,
-                 session: Session | None = None):
+                 log_dir: str | None = None, session: Session | None = None):
         super().__init__()
         self._own = False
         if session is None:
@@ -41,6 +41,10 @@ class PipelineProfiler(keras.callbacks.Callback):
         self.session = session
         self._print = report and self._own
         self.json_path, self.html_path = json_path, html_path
+        self.tensorboard = None
+        if log_dir is not None and self._own:
+            from pipelint.profiler.tensorboard import Output
+            self.tensorboard = Output(session, log_dir)
         self.result: dict[str, Any] | None = None
         self._last: float | None = None
 
@@ -56,6 +60,8 @@ class PipelineProfiler(keras.callbacks.Callback):
         if s.disabled:
             return
         try:
+            if s.step_marker is not None:
+                s.step_marker.next_step()  # --xprof: the step runs until the next batch begins
             now = time.perf_counter()
             if self._last is None:
                 s.fit_first_batch()
@@ -65,11 +71,18 @@ class PipelineProfiler(keras.callbacks.Callback):
         except Exception as exc:
             s.fail("Keras callback", exc)
 
+    def on_test_begin(self, logs=None):
+        if self.session.step_marker is not None:
+            self.session.step_marker.close()  # validation is not a training step
+
     def on_epoch_end(self, epoch, logs=None):
         # The last step of an epoch also holds validation: it stays out of the figures.
         self._last = None
         try:
+            if self.session.step_marker is not None:
+                self.session.step_marker.close()
             self.session.fit_flush()
+            self.session.timelines.epoch_end()
         except Exception as exc:
             self.session.fail("Keras callback", exc)
 
@@ -82,6 +95,8 @@ class PipelineProfiler(keras.callbacks.Callback):
         if self._own:
             hooks.uninstall(s)
             self.result = build_report(s)
+            if self.tensorboard is not None:
+                self.tensorboard.finish(self.result)
             emit(self.result, out=sys.stderr if self._print else None, json_path=self.json_path,
                  html_path=self.html_path)
 
@@ -127,6 +142,14 @@ def install_keras_hooks(session: Session, add_callback: bool = True) -> None:
             return ds
         hooks.patch(session, gadapter, "__init__", __init__)
         hooks.patch(session, gadapter, "get_tf_dataset", g_get_tf_dataset)
+
+    # Keras' TensorBoard callback: pipelint's scalars go into the same run, beside the loss.
+    tb_begin = keras.callbacks.TensorBoard.on_train_begin
+
+    def on_train_begin(self_, logs=None):
+        session.keras_tensorboard_dir = getattr(self_, "_train_dir", None) or getattr(self_, "log_dir", None)
+        return tb_begin(self_, logs)
+    hooks.patch(session, keras.callbacks.TensorBoard, "on_train_begin", on_train_begin)
 
     if not add_callback:
         return

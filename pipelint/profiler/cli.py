@@ -21,17 +21,21 @@ import click
 @click.option("--xprof", "xprof_dir", type=click.Path(file_okay=False),
               help="Also capture an XProf trace of the run into this directory"
                    " (open with `tensorboard --logdir DIR` or `xprof --logdir DIR`).")
+@click.option("--logdir", "log_dir", type=click.Path(file_okay=False),
+              help="Write per-step scalars and the report for TensorBoard: into the run of the script's"
+                   " Keras TensorBoard callback when it has one, else into DIR/train.")
 @click.argument("script", type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, xprof_dir, script,
-                    args):
+def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, xprof_dir, log_dir,
+                    script, args):
     """Run SCRIPT with ARGS under the input-pipeline probe and report where step time goes."""
     from pipelint.profiler.runner import ScriptNotFound, TensorFlowMissing, profile_script
 
     try:
         outcome = profile_script(script, list(args), json_path=json_path, html_path=html_path,
                                  sample_every=sample_every, warn_every=warn_every,
-                                 live_warnings=not no_live_warnings, xprof_dir=xprof_dir)
+                                 live_warnings=not no_live_warnings, xprof_dir=xprof_dir,
+                                 log_dir=log_dir)
     except ScriptNotFound:
         click.echo(f"pipelint profile: no such script: {script}", err=True)
         sys.exit(2)

@@ -216,15 +216,20 @@ def _timed_iterator_class(owned: type) -> type:
     # A subclass of OwnedIterator so that isinstance checks and tf.function arguments still work;
     # only Python-side next() is timed (Keras fit reads the iterator inside its graph).
     def __next__(self):  # noqa: N807
+        rec = self.__dict__.get("_pipelint_rec")
+        if rec is not None and rec.session.step_marker is not None:
+            rec.session.step_marker.loop_next(rec)  # --xprof: this next() opens a training step
         t0 = time.perf_counter()
         try:
             value = owned.__next__(self)
         except StopIteration:
-            rec = self.__dict__.get("_pipelint_rec")
             if rec is not None and not rec.session.disabled:
                 rec.session.sample(rec)  # the iterator is exhausted: last chance to read its model
+                if rec.session.step_marker is not None:
+                    rec.session.step_marker.close()
+                if rec.session.fit.depth == 0:
+                    rec.session.timelines.epoch_end()
             raise
-        rec = self.__dict__.get("_pipelint_rec")
         if rec is not None:
             rec.tick(t0, time.perf_counter())
         return value

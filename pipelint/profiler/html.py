@@ -45,6 +45,8 @@ def _short(source: dict | None) -> str:
 
 
 def _num(v: Any, spec: str = ".3f") -> str:
+    if isinstance(v, float) and v.is_integer() and spec == ".3f":
+        v = int(v)  # a count (parallelism, buffer) that came as a float
     return "-" if v is None else format(v, spec) if isinstance(v, float) else str(v)
 
 
@@ -116,9 +118,11 @@ def _xprof(r: dict[str, Any]) -> str:
             parts.append(f"<p class='note'>Trace: <code>{_e(xp['trace'])}</code>; open with <code>{_e(xp['open'])}</code></p>")
         elif xp.get("error"):
             parts.append(f"<p class='note'>No trace: {_e(xp['error'])}</p>")
-    if tb and tb.get("run_dir"):
+    if tb and tb.get("error"):
+        parts.append(f"<p class='note'>TensorBoard: not written ({_e(tb['error'])})</p>")
+    elif tb and tb.get("run_dir"):
         parts.append(f"<p class='note'>TensorBoard: the <code>pipelint/</code> scalars and this report are in"
-                     f" <code>{_e(tb['run_dir'])}</code> (<code>tensorboard --logdir {_e(tb['log_dir'])}</code>).</p>")
+                     f" <code>{_e(tb['run_dir'])}</code> (<code>{_e(tb.get('open', ''))}</code>).</p>")
     return "\n".join(parts)
 
 

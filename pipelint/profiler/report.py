@@ -1,7 +1,6 @@
 """The probe's report: a dict (the JSON), a terminal table and a self-contained HTML page."""
 from __future__ import annotations
 
-import html
 import json
 import os
 import sys
@@ -93,6 +92,9 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "probe_errors": list(session.errors),
         "environment": _environment(),
     }
+    timeline = session.timelines.primary(session.preferred if session.preferred in session.pipelines
+                                         else (pipe.key if pipe is not None else None))
+    report["timeline"] = timeline.to_dict() if timeline is not None and timeline.points else None
     if extra:
         report.update(extra)
     return report
@@ -147,10 +149,27 @@ def render_text(r: dict[str, Any]) -> str:
         lines.append(f"  probe error (probe switched off): {e}")
     xp = r.get("xprof")
     if xp:
+        a = xp.get("analysis") or {}
+        if a.get("input_bound_fraction") is not None:
+            ours = r.get("input_bound_fraction")
+            lines.append(f"  XProf: {100 * a['input_bound_fraction']:.0f}% of step time waiting for input,"
+                         f" {a['step_time_ms']:.2f} ms/step over {a['steps']} steps (pipelint: "
+                         + (f"{100 * ours:.0f}%, {r['step_time_ms']:.2f} ms/step)" if ours is not None else "no steps)"))
+            for note in a.get("disagreement") or []:
+                lines.append(f"    {note}")
+        elif a.get("error"):
+            lines.append(f"  XProf figures: none ({a['error']})")
         if xp.get("trace"):
             lines.append(f"  XProf trace: {xp['trace']}\n    open it with: {xp['open']}")
         else:
             lines.append(f"  XProf trace: not captured ({xp.get('error') or 'no .xplane.pb written'})")
+    tb = r.get("tensorboard")
+    if tb:
+        if tb.get("error"):
+            lines.append(f"  TensorBoard: not written ({tb['error']})")
+        else:
+            lines.append(f"  TensorBoard: pipelint/ scalars and the report in {tb['run_dir']}\n"
+                         f"    open it with: {tb['open']}")
     env = r["environment"]
     lines.append(f"  environment: TensorFlow {env['tensorflow']}, Keras {env['keras']}, {env['cpus']} CPUs,"
                  f" {env['gpus']} GPUs")
@@ -163,71 +182,15 @@ def write_json(r: dict[str, Any], path: str) -> None:
         f.write("\n")
 
 
-_COLORS = {"input": "#d9534f", "compute": "#5cb85c"}
-
-
 def render_html(r: dict[str, Any]) -> str:
-    """One file, no external assets: inline CSS and SVG."""
-    e = html.escape
-    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>pipelint profile</title><style>",
-             "body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}",
-             "td,th{padding:4px 10px;border-bottom:1px solid #ddd;text-align:left}",
-             "td.n{text-align:right;font-variant-numeric:tabular-nums}.v{font-size:1.4em;font-weight:bold}",
-             "code{background:#f4f4f4;padding:1px 4px}</style></head><body>",
-             f"<h1>pipelint profile{(': ' + e(r['script'])) if r.get('script') else ''}</h1>",
-             f"<p class='v'>verdict: {e(r['verdict'])}</p>"]
-    if r["steps"]:
-        frac = r["input_bound_fraction"] or 0.0
-        w = 600
-        wi = round(w * frac)
-        parts.append(f"<p>{r['steps']} steps, {r['step_time_ms']:.2f} ms per step, of which"
-                     f" {r['input_wait_ms']:.2f} ms ({100 * frac:.0f}%) waiting for input.</p>")
-        parts.append(f"<svg width='{w}' height='30' role='img' aria-label='step time split'>"
-                     f"<rect x='0' y='0' width='{wi}' height='30' fill='{_COLORS['input']}'/>"
-                     f"<rect x='{wi}' y='0' width='{w - wi}' height='30' fill='{_COLORS['compute']}'/>"
-                     "</svg><p><span style='color:#d9534f'>&#9632;</span> input wait "
-                     "<span style='color:#5cb85c'>&#9632;</span> step work</p>")
-    if r["stages"]:
-        parts.append("<h2>Stages</h2>")
-        bar_w, row_h = 360, 22
-        mx = max((s["time_per_batch_ms"] for s in r["stages"]), default=0) or 1
-        h = row_h * len(r["stages"])
-        svg = [f"<svg width='{bar_w + 420}' height='{h}' role='img' aria-label='time per batch by stage'>"]
-        for i, s in enumerate(r["stages"]):
-            y = i * row_h
-            bw = max(1, round(bar_w * s["time_per_batch_ms"] / mx))
-            label = f"{s['name']} ({_short(s['source'])})"
-            svg.append(f"<text x='0' y='{y + 15}' font-size='12'>{e(label[:48])}</text>"
-                       f"<rect x='330' y='{y + 3}' width='{bw}' height='{row_h - 6}' fill='#337ab7'/>"
-                       f"<text x='{335 + bw}' y='{y + 15}' font-size='12'>{s['time_per_batch_ms']:.3f} ms</text>")
-        svg.append("</svg>")
-        parts.append("".join(svg))
-        parts.append("<table><tr><th>stage</th><th>source</th><th>elements</th><th>ms/element</th>"
-                     "<th>ms/batch</th><th>parallelism</th><th>buffer</th><th>share</th></tr>")
-        for s in r["stages"]:
-            parts.append(f"<tr><td>{e(s['name'])}</td><td><code>{e(_short(s['source']))}</code></td>"
-                         f"<td class='n'>{s['elements']}</td><td class='n'>{_fmt(s['time_per_element_ms'], '.3f')}</td>"
-                         f"<td class='n'>{s['time_per_batch_ms']:.3f}</td><td class='n'>{_fmt(s['parallelism'])}</td>"
-                         f"<td class='n'>{_fmt(s['buffer_size'])}</td><td class='n'>{100 * s['share']:.0f}%</td></tr>")
-        parts.append("</table>")
-    if r["suggestions"]:
-        parts.append("<h2>Suggestions</h2><ol>")
-        for s in r["suggestions"]:
-            sp = f" <b>expected {s['expected_speedup']:.2f}&times;</b>" if s["expected_speedup"] else ""
-            parts.append(f"<li><code>{e(s['code'])}</code> ({e(s['name'])}){sp}: {e(s['message'])}</li>")
-        parts.append("</ol>")
-    for m in r["memory"]:
-        parts.append(f"<p>memory: {e(m['message'])}</p>")
-    env = r["environment"]
-    parts.append(f"<p><small>TensorFlow {e(str(env['tensorflow']))}, Keras {e(str(env['keras']))},"
-                 f" {env['cpus']} CPUs, {env['gpus']} GPUs. Input-bound at &ge; 20% of step time waiting for"
-                 " input, model-bound below 5% (XProf's thresholds).</small></p></body></html>")
-    return "\n".join(parts)
+    """One self-contained page (pipelint/profiler/html.py; notebooks use the same renderer)."""
+    from pipelint.profiler.html import render_html as _render
+    return _render(r)
 
 
 def write_html(r: dict[str, Any], path: str) -> None:
-    with open(path, "w") as f:
-        f.write(render_html(r))
+    from pipelint.profiler.html import write_html as _write
+    _write(r, path)
 
 
 def emit(r: dict[str, Any], *, out: Any = None, json_path: str | None = None,

@@ -1,8 +1,6 @@
 """Run a training script as `__main__` with the probe installed, then report."""
 from __future__ import annotations
 
-import glob
-import logging
 import os
 import runpy
 import sys
@@ -47,60 +45,15 @@ def _print_user_traceback(exc: BaseException) -> None:
     traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
 
 
-log = logging.getLogger("pipelint")
-
-
-class _XProf:
-    """Optional XProf trace of the whole run. Any failure is logged once and the run goes on."""
-
-    def __init__(self, logdir: str | None):
-        self.logdir = os.path.abspath(logdir) if logdir else None
-        self.running = False
-        self.error: str | None = None
-
-    def _failed(self, what: str, exc: BaseException) -> None:
-        if self.error is None:
-            self.error = f"{what}: {type(exc).__name__}: {exc}"
-            log.warning("XProf trace: %s; the run continues without it", self.error)
-
-    def start(self) -> None:
-        if not self.logdir:
-            return
-        try:
-            import tensorflow as tf
-            os.makedirs(self.logdir, exist_ok=True)
-            tf.profiler.experimental.start(self.logdir)
-            self.running = True
-        except Exception as exc:  # noqa: BLE001 - the trace is optional, the run is not
-            self._failed("could not start", exc)
-
-    def stop(self) -> None:
-        if not self.running:
-            return
-        self.running = False
-        try:
-            import tensorflow as tf
-            tf.profiler.experimental.stop()
-        except Exception as exc:  # noqa: BLE001 - the trace is optional, the report is not
-            self._failed("could not stop", exc)
-
-    def info(self) -> dict[str, Any] | None:
-        if not self.logdir:
-            return None
-        traces = sorted(glob.glob(os.path.join(self.logdir, "plugins", "profile", "*", "*.xplane.pb")),
-                        key=os.path.getmtime)
-        return {"dir": self.logdir, "trace": traces[-1] if traces else None, "error": self.error,
-                "open": f"tensorboard --logdir {self.logdir}  (or: xprof --logdir {self.logdir}),"
-                        " then the Profile tab"}
-
-
 def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_path: str | None = None,
                    html_path: str | None = None, out: TextIO | None = None, sample_every: int = 50,
                    warn_every: int = 500, live_warnings: bool = True, quiet: bool = False,
-                   xprof_dir: str | None = None) -> Outcome:
+                   xprof_dir: str | None = None, log_dir: str | None = None) -> Outcome:
     """Run `script` with `args` under the probe. Never calls sys.exit; the caller decides.
 
-    With `xprof_dir`, the run is also traced with `tf.profiler.experimental.start(xprof_dir)`.
+    With `xprof_dir`, the run is also traced with `tf.profiler.experimental.start(xprof_dir)`, with
+    XProf step markers, and XProf's own figures join the report. With `log_dir`, per-step scalars and
+    the report are written for TensorBoard (pipelint/profiler/tensorboard.py).
     """
     if not os.path.isfile(script):
         raise ScriptNotFound(script)
@@ -111,6 +64,7 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
     from pipelint.profiler.install import install, uninstall
     from pipelint.profiler.report import build_report, emit
     from pipelint.profiler.session import Session
+    from pipelint.profiler.xprof import Capture
 
     out = out or sys.stderr
     session = Session(sample_every=sample_every, warn_every=warn_every, live_warnings=live_warnings)
@@ -118,7 +72,11 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     code = 0
-    xprof = _XProf(xprof_dir)
+    xprof = Capture(xprof_dir, session)
+    tensorboard = None
+    if log_dir:
+        from pipelint.profiler.tensorboard import Output
+        tensorboard = Output(session, log_dir)
     install(session)
     xprof.start()
     try:
@@ -136,11 +94,15 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         try:
             xprof.stop()
         except BaseException as exc:  # noqa: BLE001 - Ctrl-C while the trace is written
-            xprof._failed("could not stop", exc)
+            xprof.failed("could not stop", exc)
     report = text = None
     try:
         report = build_report(session, exit_code=code, script=script,
                               extra={"xprof": xprof.info()} if xprof_dir else None)
+        if xprof_dir:
+            xprof.compare(report)
+        if tensorboard is not None:
+            tensorboard.finish(report)
         uninstall(session, force=True)
         text = emit(report, out=None if quiet else out, json_path=json_path, html_path=html_path)
     except KeyboardInterrupt:

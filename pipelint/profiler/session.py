@@ -18,6 +18,7 @@ from typing import Any
 
 from pipelint.profiler.advice import INPUT_BOUND, live_hint
 from pipelint.profiler.stages import Op, Stage, align, class_kind, merge, parse_proto, update
+from pipelint.profiler.timeline import RunTimelines
 
 log = logging.getLogger("pipelint")
 
@@ -89,10 +90,13 @@ class IterRecord:
             return
         try:
             self.ticks += 1
-            if self.ticks > self.WARMUP and self.last_end is not None:
+            counted = self.ticks > self.WARMUP and self.last_end is not None
+            if counted:
                 self.stats.add(t1 - self.last_end, t1 - t0)
                 if s.fit.depth == 0:
                     s.loop_stats_changed(self)
+            if s.fit.depth == 0:
+                s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, self.last_end, counted)
             self.last_end = t1
         except Exception as exc:  # pragma: no cover - defensive
             s.fail("iterator timing", exc)
@@ -138,6 +142,11 @@ class Session:
         self.warnings_emitted = 0
         self.errors: list[str] = []
         self.preferred: int | None = None  # id of the dataset given to probe(), if any
+        # Outputs over time (issue 14): per-step timelines for the HTML report and TensorBoard, and
+        # XProf step markers (an xprof.StepMarker, set under --xprof only).
+        self.timelines = RunTimelines()
+        self.step_marker: Any = None
+        self.keras_tensorboard_dir: str | None = None  # the train run of the script's Keras TensorBoard callback
 
     # -- failure handling -------------------------------------------------------------------------
     def fail(self, where: str, exc: BaseException) -> None:
@@ -283,9 +292,11 @@ class Session:
 
     def fit_epoch_begin(self) -> None:
         self.fit.epoch_first = len(self.iter_records)
+        self.timelines.fit_epoch_begin()
 
     def fit_first_batch(self) -> None:
         """The epoch's iterator was created just before its first batch: adopt it as fit's."""
+        self.timelines.fit_batch_begin(None)
         for rec in self.iter_records[self.fit.epoch_first:]:
             if rec.ref() is not None and rec not in self.fit.iterators:
                 self.fit.iterators.append(rec)
@@ -293,6 +304,7 @@ class Session:
     def fit_step(self, now: float, seconds: float) -> None:
         """One training step of `seconds`, measured between two batch-begin calls."""
         f = self.fit
+        self.timelines.fit_batch_begin(seconds)
         f.pending.append(seconds)
         f.stats.track(now, seconds)
         f.steps += 1
@@ -317,6 +329,7 @@ class Session:
         # Medians: the first gap holds the tracing of the train function (seconds).
         wait_per_step = max(0.0, step - statistics.median(gaps) / 1e6) if gaps else 0.0
         wait_per_step = min(wait_per_step, step)
+        self.timelines.fit_wait(wait_per_step)
         for p in pending:
             f.stats.add(p, min(p, wait_per_step), track=False)
 

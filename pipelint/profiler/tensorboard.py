@@ -2,7 +2,7 @@
 
 Tags, all under the `pipelint/` group of TensorBoard's scalars dashboard:
   pipelint/step_time_ms, pipelint/input_wait_ms, pipelint/input_bound_fraction   one point per step
-  pipelint/stage_ms_per_element/<stage>                                         per stage, at the last step
+  pipelint/stage_ms_per_element/<stage>@<file>:<line>                           per stage, at the last step
   pipelint/report (text dashboard)                                              the report in Markdown
 Steps are numbered like Keras' `batch_*` scalars (its global train batch), so in `fit` the curves line
 up with the loss. Warm-up steps (tracing, pipeline start) are not written: the report leaves them out too.
@@ -32,15 +32,23 @@ GROUP = "pipelint"
 RUN = "train"  # Keras' TensorBoard callback writes training scalars to <log_dir>/train
 
 
-def run_dir(log_dir: str, keras_log_dir: str | None = None) -> str:
+def run_dir(log_dir: str, keras_train_dir: str | None = None) -> str:
     """Where the events go: the train run of the script's Keras TensorBoard callback when there is one
     (so pipelint's curves sit beside the loss), else `<log_dir>/train`."""
-    return os.path.join(os.path.abspath(keras_log_dir or log_dir), RUN)
+    return os.path.abspath(keras_train_dir) if keras_train_dir else os.path.join(os.path.abspath(log_dir), RUN)
 
 
-def stage_tag(name: str) -> str:
-    # Tags stay readable in the dashboard's tag list; slashes would nest them further.
-    return f"{GROUP}/stage_ms_per_element/" + re.sub(r"[^\w.:@()\[\]+-]+", "_", name).strip("_")
+def stage_tags(stages: list[dict[str, Any]]) -> list[str]:
+    """One tag per stage: its name and source line (`map(parse)@train.py:31`), `#2`... when repeated."""
+    tags, seen = [], {}
+    for s in stages:
+        src = s.get("source")
+        label = s["name"] + (f"@{os.path.basename(src['path'])}:{src['line']}" if src else "")
+        # Tags stay readable in the dashboard's tag list; slashes would nest them further.
+        label = re.sub(r"[^\w.:@()\[\]+-]+", "_", label).strip("_")
+        seen[label] = seen.get(label, 0) + 1
+        tags.append(f"{GROUP}/stage_ms_per_element/{label}" + (f"#{seen[label]}" if seen[label] > 1 else ""))
+    return tags
 
 
 class Writer:
@@ -97,9 +105,10 @@ class Writer:
 
     def report(self, r: dict[str, Any], step: int) -> None:
         """Stage figures and the Markdown report, at the run's last step."""
-        for s in r.get("stages") or []:
+        stages = r.get("stages") or []
+        for s, tag in zip(stages, stage_tags(stages)):
             if s.get("time_per_element_ms") is not None:
-                self.scalar(stage_tag(s["name"]), s["time_per_element_ms"], step)
+                self.scalar(tag, s["time_per_element_ms"], step)
         self.text(f"{GROUP}/report", render_markdown(r), step)
         self.flush()
 
@@ -120,6 +129,8 @@ class Writer:
 
 
 def _md_cell(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
     return "-" if v is None else str(v).replace("|", "\\|")
 
 
@@ -164,3 +175,42 @@ def render_markdown(r: dict[str, Any]) -> str:
             out.append(f"1. `{s['code']}` {s['name']}" + (f" ({', '.join(extra)})" if extra else "")
                        + f": {s['message']}")
     return "\n".join(out) + "\n"
+
+
+class Output:
+    """TensorBoard output of one probe session: per-step scalars at each epoch end (and when a long
+    epoch piles up points), stage scalars and the Markdown report at the end."""
+
+    def __init__(self, session: Any, log_dir: str):
+        self.session = session
+        self.log_dir = os.path.abspath(log_dir)
+        self.writer: Writer | None = None
+        session.timelines.attach(self._take)
+        session.timelines.listeners.append(self.epoch_end)
+
+    def _writer(self) -> Writer:
+        if self.writer is None:
+            self.writer = Writer(run_dir(self.log_dir, self.session.keras_tensorboard_dir))
+        return self.writer
+
+    def _take(self, timeline, points: list[Point]) -> None:
+        if timeline is self.session.timelines.primary(self.session.preferred):
+            self._writer().steps(points)
+
+    def epoch_end(self) -> None:
+        tls = self.session.timelines
+        for tl in [tls.fit, *tls.loops.values()]:
+            points = tl.drain()
+            if points:
+                self._take(tl, points)
+
+    def finish(self, report: dict[str, Any]) -> None:
+        """Write what is left and the report; add the `tensorboard` key to the report."""
+        self.epoch_end()
+        tl = self.session.timelines.primary(self.session.preferred)
+        w = self._writer()
+        w.report(report, step=max(1, tl.last_step if tl else 1))
+        w.close()
+        report["tensorboard"] = {"log_dir": self.log_dir, "run_dir": w.directory, "scalars": w.scalars,
+                                 "error": w.error,
+                                 "open": f"tensorboard --logdir {os.path.dirname(w.directory)}"}

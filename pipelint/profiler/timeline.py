@@ -34,11 +34,19 @@ class Timeline:
         self._unsent: list[Point] = []
         self._sink = None  # called with full-resolution points when `drain` is not called often enough
 
-    def begin_epoch(self) -> None:
-        """The next step starts a new epoch."""
-        nxt = self.last_step + 1
+    def begin_epoch(self, number: int | None = None) -> None:
+        """The next step (or step `number`) starts a new epoch."""
+        nxt = self.last_step + 1 if number is None else number
         if not self.epoch_starts or self.epoch_starts[-1] != nxt:
             self.epoch_starts.append(nxt)
+
+    def fill_wait(self, wait_s: float) -> None:
+        """Give the latest steps recorded without a wait (fit: one estimate per window) this wait per step."""
+        for pts in (self.points, self._unsent):
+            for p in reversed(pts):
+                if p.wait_s is not None:
+                    break
+                p.wait_s = min(wait_s * p.n, p.step_s)
 
     def add(self, step_s: float, wait_s: float | None, warmup: bool = False, number: int | None = None) -> None:
         """Record one step. `number` defaults to the step after the last one."""
@@ -93,3 +101,64 @@ class Timeline:
             "warmup": [p.warmup for p in self.points],
             "epoch_starts": list(self.epoch_starts),
         }
+
+
+class RunTimelines:
+    """The timelines of one probe session: `fit`'s, and one per pipeline iterated in a custom loop.
+
+    The session calls these from the places where it already measures steps; `listeners` are called
+    at epoch ends (the TensorBoard output writes then, never per step).
+    """
+
+    def __init__(self) -> None:
+        self.fit = Timeline(wait_source="estimated")
+        self.loops: dict[int, Timeline] = {}  # by pipeline key
+        self.listeners: list = []
+        self.sink = None  # sink(timeline, points): set by an output that wants full-resolution points
+        self._fit_batches = 0  # Keras' global train batch count, so steps line up with its batch_* scalars
+        self._loop_iterator: dict[int, int] = {}  # pipeline key -> id of the iterator last seen
+
+    def loop_tick(self, key: int, iterator_id: int, t0: float, t1: float, last_end: float | None,
+                  counted: bool) -> None:
+        """One next() of a custom loop: blocked from t0 to t1; the step began at `last_end`."""
+        tl = self.loops.get(key)
+        if tl is None:
+            tl = self.loops[key] = Timeline()
+            if self.sink is not None:
+                tl.attach(lambda pts, tl=tl: self.sink(tl, pts))
+        if self._loop_iterator.get(key) != iterator_id:
+            self._loop_iterator[key] = iterator_id
+            tl.begin_epoch()  # a new iterator over the same pipeline: the next pass over the data
+        tl.add(t1 - (t0 if last_end is None else last_end), t1 - t0, warmup=not counted)
+
+    def attach(self, sink) -> None:
+        """Keep full-resolution points of every timeline for `drain`; `sink(timeline, points)` takes
+        them when too many pile up between two epoch ends."""
+        self.sink = sink
+        for tl in [self.fit, *self.loops.values()]:
+            tl.attach(lambda pts, tl=tl: sink(tl, pts))
+
+    def fit_epoch_begin(self) -> None:
+        self.fit.begin_epoch(self._fit_batches + 1)
+
+    def fit_batch_begin(self, step_s: float | None, counted: bool = True) -> None:
+        """Keras' on_train_batch_begin; `step_s` is the step that just ended (None at an epoch's first batch)."""
+        if step_s is not None:
+            self.fit.add(step_s, None, warmup=not counted, number=self._fit_batches)
+        self._fit_batches += 1
+
+    def fit_wait(self, wait_s: float) -> None:
+        self.fit.fill_wait(wait_s)
+
+    def epoch_end(self) -> None:
+        for listener in list(self.listeners):
+            listener()
+
+    def primary(self, pipeline_key: int | None = None) -> Timeline | None:
+        """The training timeline: fit's when fit ran, else the loop over `pipeline_key` (the pipeline
+        given to probe(), or the report's), else the first pipeline iterated in a loop."""
+        if self.fit.points:
+            return self.fit
+        if pipeline_key in self.loops:
+            return self.loops[pipeline_key]
+        return next(iter(self.loops.values()), None)

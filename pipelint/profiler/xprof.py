@@ -13,8 +13,10 @@ own conclusion sentence; `analyze` reduces that to the same figures pipelint rep
 """
 from __future__ import annotations
 
+import glob
 import json
 import logging
+import os
 import statistics
 from typing import Any
 
@@ -31,6 +33,7 @@ class StepMarker:
         self.steps = 0
         self._open = None
         self._trace_cls = None
+        self.pipeline: int | None = None  # key of the custom-loop pipeline whose steps are marked
         self.error: str | None = None
 
     def next_step(self) -> None:
@@ -50,6 +53,17 @@ class StepMarker:
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("XProf step markers switched off: %s", self.error)
 
+    def loop_next(self, rec: Any) -> None:
+        """A custom loop's next(): marks steps of one pipeline (the one given to probe(), else the first
+        iterated outside fit), so a validation loop in between does not split its steps."""
+        session = rec.session
+        if session.fit.depth or session.disabled:
+            return
+        if self.pipeline is None:
+            self.pipeline = session.preferred if session.preferred in session.pipelines else rec.pipeline.key
+        if rec.pipeline.key == self.pipeline:
+            self.next_step()
+
     def close(self) -> None:
         t, self._open = self._open, None
         if t is not None:
@@ -57,6 +71,70 @@ class StepMarker:
                 t.__exit__(None, None, None)
             except Exception as exc:  # noqa: BLE001
                 self.error = self.error or f"{type(exc).__name__}: {exc}"
+
+
+class Capture:
+    """The `--xprof DIR` trace of a whole run: started before the script, stopped after it, then
+    converted. Any failure is logged once and the run goes on without the trace."""
+
+    def __init__(self, logdir: str | None, session: Any = None):
+        self.logdir = os.path.abspath(logdir) if logdir else None
+        self.session = session
+        self.running = False
+        self.error: str | None = None
+        self.marker: StepMarker | None = None
+
+    def failed(self, what: str, exc: BaseException) -> None:
+        if self.error is None:
+            self.error = f"{what}: {type(exc).__name__}: {exc}"
+            log.warning("XProf trace: %s; the run continues without it", self.error)
+
+    def start(self) -> None:
+        if not self.logdir:
+            return
+        try:
+            import tensorflow as tf
+            os.makedirs(self.logdir, exist_ok=True)
+            tf.profiler.experimental.start(self.logdir)
+            self.running = True
+        except Exception as exc:  # noqa: BLE001 - the trace is optional, the run is not
+            self.failed("could not start", exc)
+            return
+        if self.session is not None:
+            self.marker = self.session.step_marker = StepMarker()
+
+    def stop(self) -> None:
+        if not self.running:
+            return
+        self.running = False
+        if self.marker is not None:
+            self.marker.close()
+            self.session.step_marker = None
+        try:
+            import tensorflow as tf
+            tf.profiler.experimental.stop()
+        except Exception as exc:  # noqa: BLE001 - the trace is optional, the report is not
+            self.failed("could not stop", exc)
+
+    def info(self) -> dict[str, Any] | None:
+        """The report's `xprof` key, with XProf's own figures under `analysis` when there is a trace."""
+        if not self.logdir:
+            return None
+        traces = sorted(glob.glob(os.path.join(self.logdir, "plugins", "profile", "*", "*.xplane.pb")),
+                        key=os.path.getmtime)
+        trace = traces[-1] if traces else None
+        return {"dir": self.logdir, "trace": trace, "error": self.error,
+                "step_markers": self.marker.steps if self.marker else 0,
+                "analysis": analyze(trace) if trace else None,
+                "open": f"tensorboard --logdir {self.logdir}  (or: xprof --logdir {self.logdir}),"
+                        " then the Profile tab"}
+
+    @staticmethod
+    def compare(report: dict[str, Any]) -> None:
+        """Add XProf-vs-pipelint notes to the report's XProf analysis (see `compare`)."""
+        analysis = (report.get("xprof") or {}).get("analysis")
+        if analysis:
+            analysis["disagreement"] = compare(report, analysis)
 
 
 def _converter():
