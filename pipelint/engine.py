@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 import libcst as cst
-from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from pipelint.codes import CODES, ENGINE_CODES
 from pipelint.diagnostics import Diagnostic, Edit, Fix
 from pipelint.fixes import applicable, apply_fixes
-from pipelint.pipeline import PipelineModel
+from pipelint.model import PipelineModel
+from pipelint.positions import StatementIndex, node_positions
 from pipelint.rules import Rule, RuleContext, all_rules
 from pipelint.rules.base import Finding
 from pipelint.suppressions import has_skip_file, parse_suppressions
@@ -141,49 +141,7 @@ def _checkable_codes(codes: Iterable[str]) -> list[str]:
     return [code for code in sorted(codes) if code in registry and code not in ENGINE_CODES]
 
 
-def _statement_start_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
-    """The first line of each top-level libcst statement, read off CPython's (fast) ast.
-
-    A libcst `SimpleStatementLine` holds one ast statement per small statement; a decorated
-    definition starts at its first decorator. None when the two trees do not line up.
-    """
-    body = tree.body
-    starts = []
-    index = 0
-    for stmt in module.body:
-        if index >= len(body):
-            return None
-        node = body[index]
-        decorators = getattr(node, "decorator_list", None)
-        starts.append(decorators[0].lineno if decorators else node.lineno)
-        index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-    return starts if index == len(body) else None
-
-
-def _positions(module: cst.Module, tree: ast.Module, nodes: set[cst.CSTNode],
-               statement_of: dict[cst.CSTNode, cst.CSTNode]) -> dict:
-    """Positions of `nodes`. Computing them means regenerating code, which costs about as much
-    as parsing; so only the top-level statements holding the nodes are regenerated, each as a
-    module of its own, and shifted to the line where it starts."""
-    tops = {statement_of.get(node) for node in nodes}
-    starts = None if None in tops else _statement_start_lines(module, tree)
-    if starts is None:
-        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    index_of = {id(stmt): i for i, stmt in enumerate(module.body)}
-    positions = {}
-    for top in tops:
-        alone = cst.Module(body=[top.with_changes(leading_lines=())],
-                           default_indent=module.default_indent,
-                           default_newline=module.default_newline)
-        shift = starts[index_of[id(top)]] - 1
-        for node, span in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
-            if node in nodes:
-                positions[node] = CodeRange(CodePosition(span.start.line + shift, span.start.column),
-                                            CodePosition(span.end.line + shift, span.end.column))
-    return positions
-
-
-def _to_diagnostics(path: str, module: cst.Module, source: str, tree: ast.Module, statement_of: dict,
+def _to_diagnostics(path: str, module: cst.Module, source: str, tree: ast.Module, statement_of: StatementIndex,
                     findings: list[tuple[Rule, Finding]]) -> list[Diagnostic]:
     wanted: set[cst.CSTNode] = set()
     for _, finding in findings:
@@ -194,7 +152,7 @@ def _to_diagnostics(path: str, module: cst.Module, source: str, tree: ast.Module
                 wanted.update((edit.start[0], edit.end[0]))
                 wanted.update(part.start[0] for part in edit.content if not isinstance(part, str))
                 wanted.update(part.end[0] for part in edit.content if not isinstance(part, str))
-    positions = _positions(module, tree, wanted, statement_of)
+    positions = node_positions(module, tree, wanted, statement_of)
     line_starts = [0]
     for line in source.splitlines(keepends=True):
         line_starts.append(line_starts[-1] + len(line))
@@ -297,8 +255,9 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         return [_engine_diagnostic(path, "PL001", message, error.raw_line, error.raw_column + 1)]
     except RecursionError:
         return [_engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")]
+    statement_of: StatementIndex = {}
     try:
-        model = PipelineModel.build(module, source)
+        model = PipelineModel.build(module, source, statement_of)
     except Exception as error:  # noqa: BLE001 - any bug becomes a PL000, never a traceback
         return [_engine_diagnostic(path, "PL000", f"pipeline model failed: {type(error).__name__}: {error}")]
     findings: list[tuple[Rule, Finding]] = []
@@ -317,7 +276,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         findings.extend((rule, finding) for finding in ctx.findings)
     if findings:
         try:
-            diagnostics.extend(_to_diagnostics(path, module, source, tree, model.statement_of, findings))
+            diagnostics.extend(_to_diagnostics(path, module, source, tree, statement_of, findings))
         except Exception as error:  # noqa: BLE001
             diagnostics.append(_engine_diagnostic(path, "PL000", f"reporting failed: {type(error).__name__}: {error}"))
     return _suppressed(source, path, codes, _deduplicate(diagnostics))

@@ -512,7 +512,7 @@ def test_check_file_on_a_directory_is_pl002(tmp_path):
 # model, rules that visit the module, position metadata, `module.code`) recurses once per term.
 
 _NEST_BAD = "recursive walks over libcst's nested tree exceed the recursion limit: valid code gets PL000 " \
-            "(pipeline.py PipelineModel._eval/_eval_expression) and the file's real findings are lost"
+            "(pipelint/model/expressions.py Expressions._eval/_eval_expression) and the file's real findings are lost"
 
 
 def _deep_valid(kind: str, n: int) -> str:

@@ -171,13 +171,13 @@ def test_fixes_in_multiline_chains_keep_layout_and_comments():
 def test_statement_local_positions_match_whole_module_positions(monkeypatch):
     """Positions come from re-generating only the statements with findings; they must equal the
     positions libcst computes over the whole module."""
-    import pipelint.engine as engine
+    import pipelint.positions as positions
 
     root = Path(__file__).resolve().parent
     sources = [p.read_text() for p in sorted((root / "corpus").glob("*.py"))]
     sources += [p.read_text() for p in sorted((root.parent / "examples").glob("*.py"))]
     fast = [lint_source(s, "f.py", ALL, None) for s in sources]
-    monkeypatch.setattr(engine, "_statement_start_lines", lambda module, source: None)
+    monkeypatch.setattr(positions, "statement_start_lines", lambda module, source: None)
     slow = [lint_source(s, "f.py", ALL, None) for s in sources]
     assert sum(map(len, fast)) > 50
     for a, b in zip(fast, slow):

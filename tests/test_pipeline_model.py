@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from pipelint.pipeline import PipelineModel
+from pipelint.model import PipelineModel
 
 
 def build(source: str) -> PipelineModel:

@@ -13,10 +13,10 @@ import libcst as cst
 
 from pipelint import codes
 from pipelint.diagnostics import Applicability, Severity
-from pipelint.pipeline import DATASET_TRIGGERS
+from pipelint.model import DATASET_TRIGGERS
 
 if TYPE_CHECKING:
-    from pipelint.pipeline import PipelineModel
+    from pipelint.model import PipelineModel
 
 
 def example_source(text: str) -> str:

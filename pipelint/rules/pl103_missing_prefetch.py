@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import Op, Origin, Path
+from pipelint.model import DatasetPath, Op, Origin
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import append_call
 
@@ -27,7 +27,7 @@ def _is_parallel(op: Op) -> bool:
     return position is not None and not op.implicit and op.arg("num_parallel_calls", position) is not None
 
 
-def _trimmed(path: Path) -> tuple[Op, ...]:
+def _trimmed(path: DatasetPath) -> tuple[Op, ...]:
     """The path's ops without trailing `with_options` (it adds no stage of its own)."""
     ops = path.all_ops()
     while ops and ops[-1].name == "with_options":
@@ -35,7 +35,7 @@ def _trimmed(path: Path) -> tuple[Op, ...]:
     return ops
 
 
-def _ends_well(path: Path) -> bool:
+def _ends_well(path: DatasetPath) -> bool:
     """Does this path already end in a prefetch, or in a stage that buffers on its own?"""
     ops = _trimmed(path)
     if not ops:
@@ -335,7 +335,7 @@ when autotuning or that rewrite is off, and documents it.
                 ctx.report(node, message, fix)
 
     @staticmethod
-    def _fix_target_op(ctx: RuleContext, last: Op, path: Path) -> cst.Call | None:
+    def _fix_target_op(ctx: RuleContext, last: Op, path: DatasetPath) -> cst.Call | None:
         if path.ops and path.ops[-1] is not last:
             return None  # trailing with_options: leave the order to the author
         if any(op.name == "prefetch" and not op.implicit for op in path.ops):
@@ -345,7 +345,7 @@ when autotuning or that rewrite is off, and documents it.
         return last.call
 
     @staticmethod
-    def _fix_target_origin(ctx: RuleContext, path: Path) -> cst.Call | None:
+    def _fix_target_origin(ctx: RuleContext, path: DatasetPath) -> cst.Call | None:
         origin = path.origin
         if path.ops or not isinstance(origin.node, cst.Call) or not origin.kind.startswith("tensorflow.data."):
             return None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.pipeline import Op
+from pipelint.model import Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 # Calls whose result depends on the element's shape: moving them after `batch` changes them.

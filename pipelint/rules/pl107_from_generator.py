@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.pipeline import find_arg
+from pipelint.model import find_arg
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 _FROM_GENERATOR = "tensorflow.data.Dataset.from_generator"

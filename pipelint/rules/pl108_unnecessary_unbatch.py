@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 
-from pipelint.pipeline import is_false
+from pipelint.model import is_false
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 _SKIPPED = frozenset({"prefetch", "with_options"})

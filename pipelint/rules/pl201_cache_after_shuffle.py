@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import BATCH_METHODS, Op
+from pipelint.model import BATCH_METHODS, Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.pipeline import Op, _is_random_name, find_arg
+from pipelint.model import Op, find_arg, is_random_name
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 
@@ -39,7 +39,7 @@ def _py_function_randomness(model, op: Op) -> cst.CSTNode | None:
     body.visit(collector)
     for call in collector.calls:
         name = model.qualified_name(call.func)
-        if name is not None and _is_random_name(name):
+        if name is not None and is_random_name(name):
             return call
     return None
 

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import BATCH_METHODS, Op, Path
+from pipelint.model import BATCH_METHODS, DatasetPath, Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
 
 
-def _pending_batch(path: Path) -> Op | None:
+def _pending_batch(path: DatasetPath) -> Op | None:
     """The batch this path's elements are in at its end, unless they were shuffled before it.
 
     A written batch of examples that a written or implicit shuffle already mixed is a deliberate
@@ -29,7 +29,7 @@ def _pending_batch(path: Path) -> Op | None:
     return pending
 
 
-def _cached_after(path: Path, batch: Op) -> bool:
+def _cached_after(path: DatasetPath, batch: Op) -> bool:
     ops = path.all_ops()
     return batch in ops and any(op.name == "cache" for op in ops[ops.index(batch) + 1:])
 

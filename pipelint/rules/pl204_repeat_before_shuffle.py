@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import Op, literal_int
+from pipelint.model import Op, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 

@@ -4,7 +4,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from pipelint.pipeline import BATCH_METHODS, Op, Path, find_arg, literal_int
+from pipelint.model import BATCH_METHODS, DatasetPath, Op, find_arg, literal_int
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
 # Ops that never produce more elements than they receive.
@@ -15,7 +15,7 @@ _NON_GROWING = frozenset({"map", "filter", "cache", "prefetch", "shuffle", "skip
 _SOURCE_LISTS = frozenset({"tensorflow.data.Dataset.list_files"})
 
 
-def _origin_size(path: Path) -> int | None:
+def _origin_size(path: DatasetPath) -> int | None:
     """The number of elements of a literal source: `range(n)`, `from_tensor_slices([...])`."""
     node = path.origin.node
     if not isinstance(node, cst.Call):
@@ -38,7 +38,7 @@ def _origin_size(path: Path) -> int | None:
     return None
 
 
-def _size_bound(path: Path) -> int | None:
+def _size_bound(path: DatasetPath) -> int | None:
     """An upper bound on the number of elements at the end of `path`, when the source shows it."""
     bound = _origin_size(path)
     for op in path.ops:
@@ -56,13 +56,13 @@ def _size_bound(path: Path) -> int | None:
     return bound
 
 
-def _file_names(path: Path) -> bool:
+def _file_names(path: DatasetPath) -> bool:
     """Are the elements still the file names of `list_files` (not yet opened)?"""
     return path.origin.kind in _SOURCE_LISTS and not any(
         op.name in ("interleave", "flat_map") for op in path.ops)
 
 
-def _batched(path: Path) -> bool:
+def _batched(path: DatasetPath) -> bool:
     batched = False
     for op in path.all_ops():
         if op.name in BATCH_METHODS:

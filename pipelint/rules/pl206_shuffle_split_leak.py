@@ -3,12 +3,12 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import Op, Path
+from pipelint.model import DatasetPath, Op
 from pipelint.rules.base import At, Invalid, NodeFix, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
 
-def _shared_reshuffle(a: Path, b: Path) -> Op | None:
+def _shared_reshuffle(a: DatasetPath, b: DatasetPath) -> Op | None:
     """The last reshuffling shuffle both paths went through from the same origin, if any.
 
     Comparing whole prefixes (not just the op) keeps a helper that shuffles two different

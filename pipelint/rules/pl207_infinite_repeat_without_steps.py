@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.pipeline import Consumer, Path, find_arg, is_none, literal_int
+from pipelint.model import Consumer, DatasetPath, find_arg, is_none, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 # Sources that never end on their own.
@@ -22,7 +22,7 @@ _STEPS = {"fit": "steps_per_epoch", "validation": "validation_steps", "evaluate"
           "predict": "steps"}
 
 
-def _endless_origin(path: Path) -> tuple[str, str] | None:
+def _endless_origin(path: DatasetPath) -> tuple[str, str] | None:
     kind = path.origin.kind
     node = path.origin.node
     if kind in _ENDLESS_SOURCES:
@@ -37,7 +37,7 @@ def _endless_origin(path: Path) -> tuple[str, str] | None:
     return None
 
 
-def _endless_reason(path: Path) -> tuple[str, str] | None:
+def _endless_reason(path: DatasetPath) -> tuple[str, str] | None:
     """(cause, remedy) when the dataset at the end of this path never ends, else None."""
     reason = _endless_origin(path)
     for op in path.ops:

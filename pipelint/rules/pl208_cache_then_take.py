@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import Op, Path
+from pipelint.model import DatasetPath, Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -12,7 +12,7 @@ _ONE_TO_ONE = frozenset({"map", "prefetch", "with_options", "enumerate"})
 _REPEATED_CONSUMERS = frozenset({"fit", "validation", "distribute", "return"})
 
 
-def _cache_before(path: Path) -> Op | None:
+def _cache_before(path: DatasetPath) -> Op | None:
     """The `cache` this path ends in, looking through one-to-one ops."""
     for op in reversed(path.ops):
         if op.name == "cache":
@@ -150,7 +150,7 @@ elements come out, but a file-backed cache then holds only `k` elements and must
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        candidates: list[tuple[Op, Op, list[Path]]] = []
+        candidates: list[tuple[Op, Op, list[DatasetPath]]] = []
         for site in model.ops("take"):
             caches = [(path, _cache_before(path)) for path in site.prefixes]
             cache = next((c for _, c in caches if c is not None), None)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import Path
+from pipelint.model import DatasetPath
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import remove_call
 
@@ -11,7 +11,7 @@ from pipelint.rules.rewrite import remove_call
 _PASS_THROUGH = frozenset({"prefetch", "with_options"})
 
 
-def _earlier_cache(path: Path) -> int | None:
+def _earlier_cache(path: DatasetPath) -> int | None:
     """The position of the last `cache` on this path, if any."""
     return next((i for i in range(len(path.ops) - 1, -1, -1) if path.ops[i].name == "cache"), None)
 

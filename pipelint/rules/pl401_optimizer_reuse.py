@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.pipeline import CompileSite, ObjectValue, PipelineModel, find_arg
+from pipelint.model import CompileSite, ObjectValue, PipelineModel, find_arg
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 _OPTIMIZER_PREFIXES = ("keras.optimizers.", "tensorflow.optimizers.")

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.pipeline import find_arg, is_none
+from pipelint.model import find_arg, is_none
 from pipelint.rules.base import Invalid, NodeFix, Rule, RuleContext
 
 # Positions of `y` and `batch_size` among the positional parameters (after `x`).

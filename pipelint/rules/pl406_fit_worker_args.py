@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.pipeline import PipelineModel
+from pipelint.model import PipelineModel
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 _METHODS = frozenset({"fit", "evaluate", "predict"})

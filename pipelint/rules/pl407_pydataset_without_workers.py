@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.pipeline import PipelineModel, find_arg, literal_int
+from pipelint.model import PipelineModel, find_arg, literal_int
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 _TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})

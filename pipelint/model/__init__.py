@@ -1,0 +1,29 @@
+"""The pipeline model: one abstract interpretation of a module that every rule queries.
+
+Rooms: `values` (what the model computes: `Op`, `Origin`, `DatasetPath`, `Consumer`,
+`CompileSite`...), `catalogue` (what tf.data/TFDS/Keras names mean), `imports` (the import table),
+`syntax` (small node questions), the interpreter (`frames`, `interpreter`, `expressions`,
+`datasets`, `keras`, `functions`) and `queries` (`PipelineModel`, what rules read).
+Rules import from here: `from pipelint.model import PipelineModel, Op, DatasetPath`.
+"""
+from pipelint.model.catalogue import (
+    BATCH_METHODS, CHEAP_CALLS, DATASET_CONSTRUCTORS, DATASET_METHODS, DATASET_TRIGGERS, FILE_SOURCES,
+    KERAS_DATASET_HELPERS, PY_FUNCTION_NAMES, TFDATA_ONLY_METHODS, TRAINING_METHODS, canonical,
+    is_random_name,
+)
+from pipelint.model.imports import ImportTable
+from pipelint.model.queries import PipelineModel
+from pipelint.model.syntax import dotted, find_arg, is_false, is_none, literal_int
+from pipelint.model.values import (
+    CallSite, Collection, CompileSite, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue,
+    Op, OpSite, Origin,
+)
+
+__all__ = [
+    "BATCH_METHODS", "CHEAP_CALLS", "DATASET_CONSTRUCTORS", "DATASET_METHODS", "DATASET_TRIGGERS",
+    "FILE_SOURCES", "KERAS_DATASET_HELPERS", "PY_FUNCTION_NAMES", "TFDATA_ONLY_METHODS",
+    "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer", "DatasetPath",
+    "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite", "Origin",
+    "PipelineModel", "canonical", "dotted", "find_arg", "is_false", "is_none", "is_random_name",
+    "literal_int",
+]

@@ -1,0 +1,127 @@
+"""The catalogue: what tf.data, TFDS and Keras names mean, by canonical qualified name.
+
+Pure data and name tests; no libcst. Every import style is first rewritten to one canonical
+name (`canonical`), then looked up here.
+"""
+from __future__ import annotations
+
+# Prefix rewrites that make every import style land on one canonical qualified name.
+_CANONICAL_PREFIXES = (
+    ("tensorflow.compat.v2.", "tensorflow."),
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.python.keras.", "keras."),
+    ("tensorflow.keras.", "keras."),
+    ("tf_keras.", "keras."),
+    ("keras.api.", "keras."),
+    ("keras.src.", "keras."),
+    ("tensorflow.data.experimental.AUTOTUNE", "tensorflow.data.AUTOTUNE"),
+    ("keras.preprocessing.image_dataset_from_directory", "keras.utils.image_dataset_from_directory"),
+    ("keras.preprocessing.text_dataset_from_directory", "keras.utils.text_dataset_from_directory"),
+    ("keras.preprocessing.timeseries_dataset_from_array", "keras.utils.timeseries_dataset_from_array"),
+    ("keras.utils.data_utils.", "keras.utils."),
+)
+
+
+def canonical(qualified_name: str) -> str:
+    for old, new in _CANONICAL_PREFIXES:
+        if qualified_name.startswith(old) or qualified_name + "." == old:
+            qualified_name = new + qualified_name[len(old):]
+    return qualified_name
+
+
+# Constructors that return a tf.data.Dataset, by canonical qualified name.
+DATASET_CONSTRUCTORS = frozenset(
+    {
+        "tensorflow.data.Dataset." + name
+        for name in (
+            "from_tensor_slices", "from_tensors", "range", "from_generator", "list_files",
+            "zip", "load", "sample_from_datasets", "choose_from_datasets", "counter", "random",
+        )
+    }
+    | {
+        "tensorflow.data." + name
+        for name in ("TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset")
+    }
+    | {
+        "tensorflow.data.experimental." + name
+        for name in (
+            "sample_from_datasets", "choose_from_datasets", "load", "make_csv_dataset",
+            "CsvDataset", "SqlDataset", "make_batched_features_dataset", "Counter",
+        )
+    }
+    | {"tensorflow_datasets.load", "tensorflow_datasets.as_dataset"}
+)
+KERAS_DATASET_HELPERS = frozenset(
+    {
+        "keras.utils.image_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory",
+        "keras.utils.audio_dataset_from_directory",
+        "keras.utils.timeseries_dataset_from_array",
+    }
+)
+FILE_SOURCES = frozenset(
+    {
+        "tensorflow.data.TFRecordDataset",
+        "tensorflow.data.TextLineDataset",
+        "tensorflow.data.FixedLengthRecordDataset",
+        "tensorflow.data.Dataset.list_files",
+        "tensorflow.data.experimental.make_csv_dataset",
+        "tensorflow.data.experimental.CsvDataset",
+        "keras.utils.image_dataset_from_directory",
+        "keras.utils.text_dataset_from_directory",
+        "keras.utils.audio_dataset_from_directory",
+    }
+)
+
+# Dataset methods that return a new dataset: these become `Op`s on a path.
+DATASET_METHODS = frozenset(
+    {
+        "map", "flat_map", "interleave", "filter", "batch", "padded_batch", "ragged_batch",
+        "sparse_batch", "unbatch", "rebatch", "shuffle", "repeat", "cache", "prefetch", "take",
+        "skip", "shard", "apply", "with_options", "enumerate", "concatenate", "window", "scan",
+        "take_while", "unique", "snapshot", "ignore_errors", "assert_cardinality",
+        "bucket_by_sequence_length", "group_by_window", "rejection_resample", "distribute",
+    }
+)
+# Methods only tf.data has: a chain using one of them is a dataset even when its root is unknown.
+TFDATA_ONLY_METHODS = frozenset(
+    {"prefetch", "interleave", "padded_batch", "unbatch", "with_options", "ragged_batch",
+     "bucket_by_sequence_length"}
+)
+# Every dataset the model can recognise needs one of these words in the source: a constructor
+# (`Dataset.range`, `TFRecordDataset`, `*_dataset_from_directory`, `tfds`), tf.data-only
+# evidence, or an annotation (`tf.data.Dataset`). Plain "Dataset" would match `PyDataset`.
+DATASET_TRIGGERS = (
+    "Dataset.", "data.Dataset", "RecordDataset", "TextLineDataset", "CsvDataset", "SqlDataset",
+    "dataset_from_", "as_dataset", "make_csv_dataset", "make_batched_features_dataset",
+    "tensorflow_datasets", "tfds", "AUTOTUNE", ".prefetch(", ".interleave(", ".unbatch(",
+    ".with_options(", ".padded_batch(", ".ragged_batch(", "bucket_by_sequence_length",
+)
+# Dataset methods that group examples into batches (the elements after them are batches).
+BATCH_METHODS = ("batch", "padded_batch", "ragged_batch")
+TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
+
+PY_FUNCTION_NAMES = frozenset(
+    {"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func",
+     "tensorflow.compat.v1.py_func"}
+)
+
+
+def is_random_name(name: str) -> bool:
+    """Does a call to this canonical name draw fresh randomness on every call?"""
+    if name.startswith(("tensorflow.random.stateless", "tensorflow.image.stateless_random")):
+        return False
+    if name.startswith(("tensorflow.random.", "tensorflow.image.random_", "numpy.random.",
+                        "random.", "keras.random.")):
+        return True
+    if name.startswith("keras.layers."):
+        last = name.rsplit(".", 1)[-1]
+        return last.startswith("Random") or last == "GaussianNoise"
+    return False
+
+
+# Calls a mapped function may make and still be "cheap": element-wise arithmetic, casts, shapes.
+CHEAP_CALLS = frozenset(
+    {"tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",
+     "tensorflow.squeeze", "tensorflow.expand_dims", "tensorflow.one_hot", "tensorflow.reshape"}
+)

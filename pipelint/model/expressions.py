@@ -1,0 +1,236 @@
+"""Expressions and calls: what each expression evaluates to, and what each call means.
+
+Part of the `Interpreter` (see `frames`). A method chain is only a dataset when its root is one
+or the chain carries tf.data-only evidence; calls to local helpers are inlined.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from pipelint.model.catalogue import DATASET_METHODS, TFDATA_ONLY_METHODS, TRAINING_METHODS
+from pipelint.model.frames import Frame, InterpreterState
+from pipelint.model.syntax import all_params, dotted, literal_int
+from pipelint.model.values import (
+    LITERALS, CallSite, Collection, Constant, DatasetPath, DatasetValue, ObjectValue, TfdsBuilder,
+    datasets_in,
+)
+
+
+class Expressions(InterpreterState):
+    def _eval(self, expr: cst.BaseExpression, frame: Frame) -> object:
+        value = self._eval_expression(expr, frame)
+        if expr in self._evidence_roots and not isinstance(value, DatasetValue):
+            # A user's own class with tf.data-like method names is not a dataset.
+            local = (isinstance(value, ObjectValue) and value.local_class) or self._is_local_instance(expr)
+            if not local:
+                value = DatasetValue((DatasetPath(self._origin(expr, "unknown", parameter_of=self._parameter_owner(expr)), ()),))
+        return value
+
+    def _parameter_owner(self, expr: cst.BaseExpression) -> str | None:
+        """The function whose parameter `expr` is, in that function's own (not inlined) run."""
+        frame = self._frame
+        if (isinstance(expr, cst.Name) and frame is not None and not frame.inlined
+                and frame.function is not None
+                and any(p.name.value == expr.value for p in all_params(frame.function.params))):
+            return frame.function.name.value
+        return None
+
+    def _is_local_instance(self, expr: cst.BaseExpression) -> bool:
+        """`MyPipeline(...)` or `MyPipeline.from_files(...)`: made by a class of this module."""
+        if not isinstance(expr, cst.Call):
+            return False
+        root = expr.func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        return isinstance(root, cst.Name) and root.value in self._local_class_names
+
+    def _eval_expression(self, expr: cst.BaseExpression, frame: Frame) -> object:
+        if isinstance(expr, cst.Name):
+            if expr.value in LITERALS and expr.value not in frame.env:
+                return LITERALS[expr.value]
+            return frame.env.get(expr.value)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            inner = self._eval(expr.expression, frame)
+            return Constant(not inner.value) if isinstance(inner, Constant) else None
+        if isinstance(expr, cst.Call):
+            return self._eval_call(expr, frame)
+        if isinstance(expr, cst.Attribute):
+            key = dotted(expr)
+            if key is not None and key in frame.env:
+                return frame.env[key]
+            self._eval(expr.value, frame)
+            return None
+        if isinstance(expr, cst.Subscript):
+            base = self._eval(expr.value, frame)
+            for element in expr.slice:
+                if isinstance(element.slice, cst.Index):
+                    self._eval(element.slice.value, frame)
+            if isinstance(base, Collection):
+                if base.is_mapping:
+                    return base.items[0] if base.items else None
+                index = (literal_int(expr.slice[0].slice.value)
+                         if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+                         else None)
+                if index is not None and -len(base.items) <= index < len(base.items):
+                    return base.items[index]
+            return None
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return Collection(tuple(self._eval(e.value, frame) for e in expr.elements))
+        if isinstance(expr, (cst.Lambda, cst.SimpleString, cst.Integer, cst.Float)):
+            return None
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            # Comprehensions have their own scope; only record the calls they make.
+            self._eval_children(expr, frame)
+            return None
+        if isinstance(expr, cst.IfExp):
+            self._eval(expr.test, frame)
+            body = self._eval(expr.body, frame)
+            orelse = self._eval(expr.orelse, frame)
+            if isinstance(body, DatasetValue) and isinstance(orelse, DatasetValue):
+                return body.merged(orelse)
+            return body if isinstance(body, DatasetValue) else orelse
+        if isinstance(expr, cst.NamedExpr):
+            value = self._eval(expr.value, frame)
+            self._bind(expr.target, value, frame, expr.value)
+            return value
+        self._eval_children(expr, frame)
+        return None
+
+    def _eval_children(self, node: cst.CSTNode, frame: Frame) -> None:
+        # Fast paths for the common compound expressions; `children` is slow and generic.
+        if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
+            self._eval(node.left, frame)
+            self._eval(node.right, frame)
+            return
+        if isinstance(node, cst.Comparison):
+            self._eval(node.left, frame)
+            for target in node.comparisons:
+                self._eval(target.comparator, frame)
+            return
+        if isinstance(node, cst.UnaryOperation):
+            self._eval(node.expression, frame)
+            return
+        if isinstance(node, (cst.Set, cst.Dict)):
+            for element in node.elements:
+                if isinstance(element, cst.DictElement):
+                    self._eval(element.key, frame)
+                if hasattr(element, "value"):
+                    self._eval(element.value, frame)
+            return
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    self._eval(part.expression, frame)
+            return
+        if isinstance(node, cst.ConcatenatedString):
+            self._eval(node.left, frame)
+            self._eval(node.right, frame)
+            return
+        if isinstance(node, (cst.SimpleString, cst.Ellipsis, cst.Imaginary)):
+            return
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self._eval(child, frame)
+            elif not isinstance(child, (cst.BaseStatement, cst.BaseSmallStatement)):
+                self._eval_children(child, frame)
+
+    def _eval_call(self, call: cst.Call, frame: Frame) -> object:
+        func = call.func
+        qualified = self.qualified_name(func)
+        if not frame.inlined:
+            self.calls.append(CallSite(call, qualified, frame.cls))
+            self._locate(call, func, *call.args)
+            if isinstance(func, cst.Attribute):
+                self._locate(func.attr)
+            for arg in call.args:
+                self._locate(arg.value)
+                if arg.keyword is not None:
+                    self._locate(arg.keyword)
+        # Method call on something we can evaluate.
+        receiver_value: object = None
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        if isinstance(func, cst.Attribute) and qualified is None:
+            if method in DATASET_METHODS and call not in self._scanned_chain_calls:
+                self._scan_chain_for_evidence(call)
+            receiver_value = self._eval(func.value, frame)
+        arg_values = [self._eval(arg.value, frame) for arg in call.args]
+
+        if qualified is not None:
+            origin_value = self._constructor_value(call, qualified, frame)
+            if origin_value is not None:
+                return origin_value
+        if isinstance(func, cst.Name):
+            name = func.value
+            self._called_names.add(name)
+            if name in ("iter", "enumerate", "zip", "list") and name not in frame.env:
+                if name == "iter":
+                    for value in arg_values:
+                        for dataset in datasets_in(value):
+                            self._consume("iter", call, dataset, call.args[0].value)
+                if name == "enumerate" and arg_values and isinstance(arg_values[0], DatasetValue):
+                    return arg_values[0]
+                return None
+            helper = frame.locals_defs.get(name) or self.functions.get(name)
+            if helper is not None and name not in frame.env:
+                return self._inline(helper, call, arg_values, frame, frame.cls)
+            if name in self._local_class_names and name not in frame.env:
+                return ObjectValue(call, None, frame.loops, local_class=True)
+            return None
+        if method is None:
+            return None
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == "self" and frame.cls is not None):
+            self._called_names.add(method)
+            helper = self.methods.get(frame.cls, {}).get(method)
+            if helper is not None:
+                return self._inline(helper, call, arg_values, frame, frame.cls, bound=True)
+            return None
+        if isinstance(receiver_value, DatasetValue) and method in DATASET_METHODS:
+            return self._apply_op(receiver_value, method, call, frame)
+        if isinstance(receiver_value, TfdsBuilder) and method == "as_dataset":
+            return self._tfds_result(call, self._origin(call, "tensorflow_datasets.builder.as_dataset"))
+        if method in TRAINING_METHODS:
+            self._record_training_call(call, method, arg_values)
+        elif method == "compile":
+            self._record_compile(call, receiver_value, arg_values, frame)
+        elif method == "experimental_distribute_dataset" and arg_values:
+            for dataset in datasets_in(arg_values[0]):
+                self._consume("distribute", call, dataset, call.args[0].value)
+            return arg_values[0] if isinstance(arg_values[0], DatasetValue) else None
+        else:
+            self._called_names.add(method)
+        if (isinstance(receiver_value, ObjectValue) and receiver_value.local_class) \
+                or self._is_local_instance(call):
+            # What a user's own class returns stays the user's own, however tf.data-like.
+            return ObjectValue(call, None, frame.loops, local_class=True)
+        return None
+
+    def _scan_chain_for_evidence(self, call: cst.Call) -> None:
+        """Mark the root of a method chain as a dataset when the chain is unmistakably tf.data.
+
+        Called on the outermost call of a chain, before its receivers are evaluated, so that the
+        ops written before the tell-tale one (`x.map(f).prefetch(AUTOTUNE)`) are recorded too.
+        """
+        chain: list[cst.Call] = []
+        node: cst.BaseExpression = call
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            chain.append(node)
+            self._scanned_chain_calls.add(node)
+            node = node.func.value
+        if any(self._is_tfdata_evidence(c) for c in chain):
+            self._evidence_roots.add(node)
+
+    def _is_tfdata_evidence(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in TFDATA_ONLY_METHODS:
+            return True
+        for arg in call.args:
+            if self.qualified_name(arg.value) == "tensorflow.data.AUTOTUNE":
+                return True
+            if isinstance(arg.value, cst.Name) and arg.value.value in ("AUTOTUNE", "AUTO"):
+                return True
+        return False
+
+    def _eval_quiet(self, expr: cst.BaseExpression, frame: Frame) -> object:
+        key = dotted(expr)
+        return frame.env.get(key) if key else None

@@ -1,0 +1,74 @@
+"""The interpreter's state: frames (one per function body being run) and what one run keeps.
+
+The interpreter is one class assembled from a few mixins, one per job, each in its own module:
+statements (`interpreter`), expressions and calls (`expressions`), dataset construction and
+consumption (`datasets`), Keras objects and compile sites (`keras`), mapped functions
+(`functions`). They share the state declared here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from pipelint.model.values import Op, Origin
+
+if TYPE_CHECKING:
+    from pipelint.model.queries import PipelineModel
+
+MAX_INLINE_DEPTH = 4
+
+
+@dataclass
+class Frame:
+    """Interpretation state of one function body (or the module body)."""
+
+    env: dict[str, object]
+    function: cst.FunctionDef | None
+    cls: cst.ClassDef | None
+    locals_defs: dict[str, cst.FunctionDef]
+    loops: tuple[cst.CSTNode, ...] = ()
+    arms: tuple[tuple[cst.CSTNode, int], ...] = ()
+    branch_depth: int = 0
+    returns: list[object] = field(default_factory=list)
+    inlined: bool = False
+
+
+class InterpreterState:
+    """What one run over a module keeps. The result containers are the model's own objects, so
+    that the interpreter fills them in place."""
+
+    def __init__(self, model: "PipelineModel",
+                 statement_of: dict[cst.CSTNode, cst.CSTNode] | None = None) -> None:
+        self.model = model
+        self.module = model.module
+        self.imports = model.imports
+        self.qualified_name = model.imports.resolve
+        self.op_sites = model.op_sites
+        self.consumers = model.consumers
+        self.origins = model.origins
+        self.calls = model.calls
+        self.compiles = model.compiles
+        self.classes = model.classes
+        self.attribute_assignments = model.attribute_assignments
+        self.functions = model.functions
+        self.methods = model.methods
+        #: The top-level statement holding each node a rule may report; filled for the engine's
+        #: positions (`pipelint.positions`), which then regenerate just those statements.
+        self.statement_of = {} if statement_of is None else statement_of
+        self._called_names: set[str] = set()
+        self._inline_stack: list[cst.FunctionDef] = []
+        self._origin_cache: dict[cst.CSTNode, Origin] = {}
+        self._op_cache: dict[cst.Call, Op] = {}
+        self._scanned_chain_calls: set[cst.Call] = set()
+        self._evidence_roots: set[cst.BaseExpression] = set()
+        self._local_class_names: set[str] = set()
+        self._module_frame: Frame | None = None
+        self._top: cst.CSTNode | None = None
+        self._frame: Frame | None = None  # the frame being interpreted, for consumer context
+
+    def _locate(self, *nodes: cst.CSTNode) -> None:
+        top = self._top
+        for node in nodes:
+            self.statement_of[node] = top

@@ -1,0 +1,101 @@
+"""`PipelineModel`: the facts of one module, built by one run of the interpreter, queried by rules.
+
+It answers three questions without importing anything: where does each tf.data dataset come from
+(origins, resolved by qualified name whatever the import style), which ops does it pass through, in
+which order and on which control-flow path (a value is a set of alternative `DatasetPath`s), and
+who consumes it (`fit`, a `for` loop, `iter`, a distribution strategy, a `return` to an unknown
+caller). It also holds the module's calls, Keras compile sites, classes and definitions.
+
+A receiver is only ever treated as a dataset when its origin is known (a tf.data/TFDS/Keras
+constructor, a parameter annotated `tf.data.Dataset`, a local helper returning one) or when the
+chain carries tf.data-only evidence (`tf.data.AUTOTUNE`, `.prefetch(`, `.interleave(`...). That is
+what keeps pandas `.map`, Spark `.cache()` and a user's own `Batcher.batch()` silent.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from pipelint.model.catalogue import canonical
+from pipelint.model.imports import ImportTable
+from pipelint.model.interpreter import Interpreter
+from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
+
+
+class PipelineModel:
+    """Built once per module by `PipelineModel.build(module)`; read by every rule."""
+
+    def __init__(self, module: cst.Module, source: str | None = None) -> None:
+        self.module = module
+        self.imports = ImportTable()
+        self.op_sites: dict[cst.Call, OpSite] = {}
+        self.consumers: list[Consumer] = []
+        self.origins: list[Origin] = []
+        self.calls: list[CallSite] = []
+        self.compiles: list[CompileSite] = []
+        self.classes: list[cst.ClassDef] = []
+        self.attribute_assignments: list[cst.Attribute] = []
+        self.functions: dict[str, cst.FunctionDef] = {}
+        self.methods: dict[cst.ClassDef, dict[str, cst.FunctionDef]] = {}
+        self._source = source
+
+    @classmethod
+    def build(cls, module: cst.Module, source: str | None = None,
+              statement_of: dict[cst.CSTNode, cst.CSTNode] | None = None) -> "PipelineModel":
+        """Interpret `module` once. `statement_of`, when given, is filled with the top-level
+        statement holding each node a rule may report (see `pipelint.positions`)."""
+        model = cls(module, source)
+        Interpreter(model, statement_of).run()
+        return model
+
+    @property
+    def source(self) -> str:
+        """The module's text (given by the engine; regenerating it from the tree is slow)."""
+        if self._source is None:
+            self._source = self.module.code
+        return self._source
+
+    def qualified_name(self, expr: cst.BaseExpression) -> str | None:
+        return self.imports.resolve(expr)
+
+    def uses_keras3(self) -> bool:
+        """Imports TensorFlow/Keras, and not Keras 2 (`tf_keras`, or `TF_USE_LEGACY_KERAS`)."""
+        if self.imports.imports_any("tf_keras") or not self.imports.imports_any("tensorflow", "keras"):
+            return False
+        return "TF_USE_LEGACY_KERAS" not in self.source
+
+    def tensorflow_alias(self) -> str | None:
+        return self.imports.alias_for("tensorflow")
+
+    def autotune_expression(self) -> str | None:
+        """How this module can spell tf.data.AUTOTUNE without a new import, if it can."""
+        alias = self.tensorflow_alias()
+        if alias:
+            return f"{alias}.data.AUTOTUNE"
+        for local, full in self.imports.names.items():
+            if canonical(full) == "tensorflow.data.AUTOTUNE":
+                return local
+            if full == "tensorflow.data":
+                return f"{local}.AUTOTUNE"
+        return None
+
+    def ops(self, *names: str) -> Iterator[OpSite]:
+        for site in self.op_sites.values():
+            if not names or site.op.name in names:
+                yield site
+
+    def continuations(self, op: Op) -> list[tuple[Op, ...]]:
+        """The ops seen after `op` on each path that passes through it."""
+        result: list[tuple[Op, ...]] = []
+        for site in self.op_sites.values():
+            for prefix in site.prefixes:
+                ops = prefix.ops + (site.op,)
+                if op in ops[:-1]:
+                    tail = ops[ops.index(op) + 1:]
+                    if tail not in result:
+                        result.append(tail)
+        return result
+
+    def node_code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)

@@ -1,0 +1,81 @@
+"""Small questions about libcst nodes that the model and the rules share (no interpretation)."""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import libcst as cst
+
+
+def find_arg(call: cst.Call, keyword: str | None, position: int | None = None) -> cst.Arg | None:
+    for arg in call.args:
+        if keyword is not None and arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    if position is not None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) > position:
+            return positional[position]
+    return None
+
+
+def literal_int(expr: cst.BaseExpression | None) -> int | None:
+    if isinstance(expr, cst.Integer):
+        try:
+            return int(expr.value.replace("_", ""), 0)
+        except ValueError:
+            return None
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        inner = literal_int(expr.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def is_false(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def is_none(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        base = dotted(expr.value)
+        return f"{base}.{expr.attr.value}" if base else None
+    return None
+
+
+def block_body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
+    if isinstance(block, cst.IndentedBlock):
+        return block.body
+    if isinstance(block, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=block.body)]
+    return ()
+
+
+def blocks_of(stmt: cst.If | cst.Try) -> Iterable[Sequence[cst.CSTNode]]:
+    if isinstance(stmt, cst.If):
+        yield block_body(stmt.body)
+        orelse = stmt.orelse
+        while orelse is not None:
+            yield block_body(orelse.body)
+            orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+    else:
+        yield block_body(stmt.body)
+        for handler in stmt.handlers:
+            yield block_body(handler.body)
+
+
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    return list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+
+
+def unquote(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """A string annotation (`"tf.data.Dataset"`) as the expression it spells."""
+    if isinstance(expr, cst.SimpleString):
+        try:
+            return cst.parse_expression(expr.evaluated_value)
+        except Exception:
+            return expr
+    return expr

@@ -1,0 +1,195 @@
+"""The values the model computes and rules read: datasets (origins, paths of ops), consumers,
+Keras objects and compile sites, and the interpreter's other abstract values."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from pipelint.model.catalogue import FILE_SOURCES
+from pipelint.model.syntax import find_arg
+
+MAX_PATHS = 32  # alternative paths kept per value; beyond this, later ones are dropped
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """What the function given to `map`/`interleave` does, as far as the source shows."""
+
+    known: bool = False  # the function's body was found (lambda, local def, partial of one)
+    py_function: cst.Call | None = None
+    randomness: cst.CSTNode | None = None
+    cheap: bool = False  # only arithmetic and casts: worth vectorizing after batch
+
+
+@dataclass(eq=False)
+class Op:
+    """One application of a dataset method: `receiver.name(args)`."""
+
+    name: str
+    call: cst.Call
+    conditional: bool
+    facts: FunctionFacts = field(default_factory=FunctionFacts)
+    implicit: bool = False  # done inside a constructor (Keras directory helpers), not written
+
+    @property
+    def name_node(self) -> cst.CSTNode:
+        func = self.call.func
+        return func.attr if isinstance(func, cst.Attribute) else func
+
+    def arg(self, keyword: str | None, position: int | None = None) -> cst.Arg | None:
+        return find_arg(self.call, keyword, position)
+
+    @property
+    def reshuffles_every_epoch(self) -> bool:
+        """For a `shuffle`: does it certainly reshuffle on every iteration? Yes for the Keras
+        helpers' own shuffle and when `reshuffle_each_iteration` is absent (default True) or
+        literally True/None; a variable, `False` or `**kwargs` may turn it off, so no."""
+        if self.implicit:
+            return True
+        if any(arg.star == "**" for arg in self.call.args):
+            return False
+        arg = self.arg("reshuffle_each_iteration", 2)
+        return arg is None or (isinstance(arg.value, cst.Name) and arg.value.value in ("True", "None"))
+
+    @property
+    def receiver(self) -> cst.BaseExpression | None:
+        func = self.call.func
+        return func.value if isinstance(func, cst.Attribute) else None
+
+
+@dataclass(frozen=True, eq=False)
+class Origin:
+    kind: str  # canonical qualified name of the constructor, "parameter" or "unknown"
+    node: cst.CSTNode
+    implicit_ops: tuple[Op, ...] = ()
+    #: Set when the dataset is a parameter of this function, seen in the function's own run.
+    parameter_of: str | None = None
+
+    @property
+    def is_file_source(self) -> bool:
+        return self.kind in FILE_SOURCES
+
+
+@dataclass(frozen=True)
+class DatasetPath:
+    """One way a dataset can have been built: its origin, then its ops in order."""
+
+    origin: Origin
+    ops: tuple[Op, ...]
+
+    def all_ops(self) -> tuple[Op, ...]:
+        return self.origin.implicit_ops + self.ops
+
+    def extended(self, op: Op) -> "DatasetPath":
+        return DatasetPath(self.origin, self.ops + (op,))
+
+
+@dataclass(frozen=True)
+class DatasetValue:
+    paths: tuple[DatasetPath, ...]
+
+    def merged(self, other: "DatasetValue") -> "DatasetValue":
+        seen = list(self.paths)
+        for path in other.paths:
+            if path not in seen:
+                seen.append(path)
+        return DatasetValue(tuple(seen[:MAX_PATHS]))
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A tuple, list or dict whose items may be datasets (tfds.load splits, helper returns)."""
+
+    items: tuple[object, ...]  # per-position values; a dict keeps one merged value in items[0]
+    is_mapping: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectValue:
+    """A non-dataset object bound by one assignment: a model, an optimizer, a layer..."""
+
+    node: cst.CSTNode  # the expression that created it
+    kind: str | None  # canonical qualified name of its constructor, when known
+    loops: tuple[cst.CSTNode, ...]  # loops enclosing the creation
+    random: bool = False  # a Keras Random* layer, or a model made of them
+    local_class: bool = False  # an instance of a class defined in this module
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A literal True/False/None, followed only where a helper is inlined with known arguments."""
+
+    value: object
+
+
+@dataclass(frozen=True)
+class TfdsBuilder:
+    node: cst.CSTNode
+
+
+@dataclass(eq=False)
+class OpSite:
+    """Every way the interpreter reached one op call: the paths as they stood just before it."""
+
+    op: Op
+    prefixes: list[DatasetPath] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Consumer:
+    kind: str  # fit, evaluate, predict, validation, for, iter, distribute, return
+    node: cst.CSTNode  # the consuming call, `for` statement or `return`
+    value: DatasetValue
+    argument: cst.BaseExpression | None = None  # the expression that carried the dataset
+    function: str | None = None  # for `return`: the enclosing function's name
+    loops: tuple[cst.CSTNode, ...] = ()  # loops around the consumer (a `for` consumer excluded)
+
+
+@dataclass(eq=False)
+class CompileSite:
+    call: cst.Call
+    model: ObjectValue | None
+    optimizer: ObjectValue | None
+    loops: tuple[cst.CSTNode, ...]
+    #: For each `if`/`match` around the call, which arm it is in: two calls in different arms
+    #: of one statement never both run.
+    arms: tuple[tuple[cst.CSTNode, int], ...] = ()
+
+    def exclusive_with(self, other: "CompileSite") -> bool:
+        mine = dict(self.arms)
+        return any(owner in mine and mine[owner] != arm for owner, arm in other.arms)
+
+
+@dataclass(eq=False)
+class CallSite:
+    call: cst.Call
+    qualified_name: str | None  # canonical, when the callee resolves through imports
+    in_class: cst.ClassDef | None
+
+
+def datasets_in(value: object) -> list[DatasetValue]:
+    if isinstance(value, DatasetValue):
+        return [value]
+    if isinstance(value, Collection):
+        found = []
+        for item in value.items:
+            found.extend(datasets_in(item))
+        return found
+    return []
+
+
+def merge_values(a: object, b: object) -> object:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, DatasetValue) and isinstance(b, DatasetValue):
+        return a.merged(b)
+    if isinstance(a, Collection) and isinstance(b, Collection) and len(a.items) == len(b.items) \
+            and a.is_mapping == b.is_mapping:
+        return Collection(tuple(merge_values(x, y) for x, y in zip(a.items, b.items)), a.is_mapping)
+    return a
+
+
+LITERALS = {"True": Constant(True), "False": Constant(False), "None": Constant(None)}
