@@ -96,7 +96,8 @@ class IterRecord:
                 if s.fit.depth == 0:
                     s.loop_stats_changed(self)
             if s.fit.depth == 0:
-                s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, self.last_end, counted)
+                number = s.step_marker.current(self.pipeline.key) if s.step_marker is not None else None
+                s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, self.last_end, counted, number)
             self.last_end = t1
         except Exception as exc:  # pragma: no cover - defensive
             s.fail("iterator timing", exc)

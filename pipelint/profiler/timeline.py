@@ -119,8 +119,9 @@ class RunTimelines:
         self._loop_iterator: dict[int, int] = {}  # pipeline key -> id of the iterator last seen
 
     def loop_tick(self, key: int, iterator_id: int, t0: float, t1: float, last_end: float | None,
-                  counted: bool) -> None:
-        """One next() of a custom loop: blocked from t0 to t1; the step began at `last_end`."""
+                  counted: bool, number: int | None = None) -> None:
+        """One next() of a custom loop: blocked from t0 to t1; the step began at `last_end`.
+        `number`: the XProf step marker's number under --xprof, so both count steps alike."""
         tl = self.loops.get(key)
         if tl is None:
             tl = self.loops[key] = Timeline()
@@ -128,8 +129,8 @@ class RunTimelines:
                 tl.attach(lambda pts, tl=tl: self.sink(tl, pts))
         if self._loop_iterator.get(key) != iterator_id:
             self._loop_iterator[key] = iterator_id
-            tl.begin_epoch()  # a new iterator over the same pipeline: the next pass over the data
-        tl.add(t1 - (t0 if last_end is None else last_end), t1 - t0, warmup=not counted)
+            tl.begin_epoch(number)  # a new iterator over the same pipeline: the next pass over the data
+        tl.add(t1 - (t0 if last_end is None else last_end), t1 - t0, warmup=not counted, number=number)
 
     def attach(self, sink) -> None:
         """Keep full-resolution points of every timeline for `drain`; `sink(timeline, points)` takes

@@ -64,6 +64,11 @@ class StepMarker:
         if rec.pipeline.key == self.pipeline:
             self.next_step()
 
+    def current(self, pipeline_key: int) -> int | None:
+        """The marker's step number for a custom loop's next() on `pipeline_key` (None if not marked), so
+        the timeline numbers its steps as XProf will."""
+        return self.steps if pipeline_key == self.pipeline else None
+
     def close(self) -> None:
         t, self._open = self._open, None
         if t is not None:
@@ -135,6 +140,7 @@ class Capture:
         analysis = (report.get("xprof") or {}).get("analysis")
         if analysis:
             analysis["disagreement"] = compare(report, analysis)
+            analysis.pop("per_step", None)
 
 
 def _converter():
@@ -157,7 +163,8 @@ def analyze(trace: str) -> dict[str, Any]:
 
     Returns `steps`, `step_time_ms` (mean over XProf's steps), `input_wait_ms`, `input_bound_fraction`
     (input time / step time over all its steps), the same over steps no longer than 3x the median
-    (`typical`), XProf's `conclusion` sentence, and `error` (None, or why there are no figures).
+    (`typical`), XProf's `conclusion` sentence, `error` (None, or why there are no figures) and
+    `per_step` ({step number: (step ms, input ms)}, for `compare`; not kept in the report).
     """
     out: dict[str, Any] = {"steps": 0, "step_time_ms": None, "input_wait_ms": None,
                            "input_bound_fraction": None, "typical": None, "conclusion": None, "error": None}
@@ -178,11 +185,16 @@ def analyze(trace: str) -> dict[str, Any]:
     out["conclusion"] = props.get("input_conclusion")
     ids = [c.get("id") for c in steps_table["cols"]]
     rows = []
+    per_step: dict[int, tuple[float, float]] = {}
     for row in steps_table.get("rows") or []:
         cells = dict(zip(ids, (c.get("v") for c in row["c"])))
         step = _float(cells.get("stepTimeMs"))
         if step:
             rows.append((step, _float(cells.get("infeedTimeMs")) or 0.0))
+            number = str(cells.get("stepnum") or "").rsplit(" ", 1)[-1]
+            if number.isdigit():
+                per_step[int(number)] = rows[-1]
+    out["per_step"] = per_step
     if not rows:
         out["error"] = "XProf found no steps (no step markers in the trace)"
         return out
@@ -202,9 +214,37 @@ def _figures(rows: list[tuple[float, float]]) -> dict[str, Any]:
             "input_bound_fraction": round(wait / total, 4) if total > 0 else None}
 
 
+def _timeline_steps(tl: dict[str, Any] | None) -> dict[int, tuple[float, float]]:
+    """pipelint's measured single steps with a known wait: {step number: (step ms, wait ms)}."""
+    if not tl:
+        return {}
+    return {n: (ms, w) for n, k, ms, w, warm in zip(tl["step"], tl["steps_per_point"], tl["step_ms"],
+                                                  tl["input_wait_ms"], tl["warmup"])
+            if k == 1 and not warm and w is not None}
+
+
+def _share(rows) -> float:
+    total = sum(s for s, _ in rows)
+    return sum(w for _, w in rows) / total if total > 0 else 0.0
+
+
+def _steps_phrase(ns: list[int], rows: list[tuple[float, float]]) -> str:
+    """'step 1, 576.8 ms' or '3 steps (2, 41, 80), 30.1 ms each on average'."""
+    mean = sum(r[0] for r in rows) / len(rows)
+    if len(ns) == 1:
+        return f"step {ns[0]}, {mean:.1f} ms"
+    listed = ", ".join(map(str, ns[:6])) + (", ..." if len(ns) > 6 else "")
+    return f"{len(ns)} steps ({listed}), {mean:.1f} ms each on average"
+
+
 def compare(report: dict[str, Any], xp: dict[str, Any]) -> list[str]:
     """Sentences for the report when XProf and pipelint disagree by more than DISAGREE_POINTS on the
-    input-bound fraction, each with the reason that fits the figures. Empty when they agree."""
+    input-bound fraction, with the reason the figures support. Empty when they agree.
+
+    Both number steps alike (XProf's steps are the probe's markers), so the steps each counts can be
+    lined up: either the gap closes on the steps both measured (then it is which steps each counts),
+    or it stays (then it is how each measures the wait, or tracing slowing the traced run).
+    """
     ours, theirs = report.get("input_bound_fraction"), xp.get("input_bound_fraction")
     if ours is None or theirs is None:
         return []
@@ -213,6 +253,47 @@ def compare(report: dict[str, Any], xp: dict[str, Any]) -> list[str]:
         return []
     notes = [f"XProf's input-bound figure ({100 * theirs:.0f}%) differs from pipelint's ({100 * ours:.0f}%)"
              f" by {abs(gap):.0f} points."]
+    fit = report.get("step_source") == "keras"
+    mine, theirs_steps = _timeline_steps(report.get("timeline")), xp.get("per_step") or {}
+    common = sorted(set(mine) & set(theirs_steps))
+    if len(common) >= 5:
+        o_c = _share([mine[n] for n in common])
+        x_c = _share([theirs_steps[n] for n in common])
+        if abs(100 * (x_c - o_c)) <= DISAGREE_POINTS:
+            parts = []
+            only_x = sorted(set(theirs_steps) - set(mine))
+            only_o = sorted(set(mine) - set(theirs_steps))
+            first = min([*theirs_steps, *mine])
+            if only_x:
+                rows = [theirs_steps[n] for n in only_x]
+                parts.append(f"XProf also counts what pipelint leaves out ({_steps_phrase(only_x, rows)},"
+                             f" {100 * _share(rows):.0f}% input): warm-up (the first steps trace the train"
+                             " function and start the pipeline)" + (" and each epoch's last step, which holds"
+                                                                    " validation" if fit else ""))
+            if only_o:
+                rows = [mine[n] for n in only_o]
+                why = " (the first step, which traces the train function)" if only_o[0] == first else ""
+                parts.append(f"pipelint counts what XProf has no figures for ({_steps_phrase(only_o, rows)}){why}")
+            notes.append(f"On the {len(common)} steps both measured they agree ({100 * o_c:.0f}% vs"
+                         f" {100 * x_c:.0f}%): the gap is which steps each counts. " + "; ".join(parts) + ".")
+            return notes
+        ratio = statistics.median(theirs_steps[n][0] / mine[n][0] for n in common if mine[n][0] > 0)
+        if abs(ratio - 1) <= 0.15:
+            how = ("pipelint's input wait in fit is an estimate (median step time minus tf.data's median gap"
+                   " between two GetNext calls, per window of steps), while XProf measures the time in GetNext"
+                   " inside each step; prefetching that keeps up for part of a window, or steps whose work"
+                   " varies, pull the two apart, and XProf's is the direct measurement." if fit else
+                   "pipelint counts the time blocked in next() from Python; XProf counts the tf.data GetNext"
+                   " time inside the step; Python work around the iterator (a generator, a py_function"
+                   " waiting for the GIL) can fall on either side.")
+            notes.append(f"On the {len(common)} steps both measured, step times agree (XProf/pipelint median ratio"
+                         f" {ratio:.2f}) but the input share does not ({100 * o_c:.0f}% vs {100 * x_c:.0f}%): "
+                         + how)
+        else:
+            notes.append(f"On the {len(common)} steps both measured, XProf's steps are {ratio:.2f}x pipelint's:"
+                         " the traced run is not the run pipelint measured (tracing slows every op, most where"
+                         " tf.data runs many small ops per element), so its input share differs too.")
+        return notes
     typical = xp.get("typical")
     if typical and typical.get("input_bound_fraction") is not None \
             and abs(100 * (typical["input_bound_fraction"] - ours)) <= DISAGREE_POINTS:
@@ -221,17 +302,11 @@ def compare(report: dict[str, Any], xp: dict[str, Any]) -> list[str]:
                      f" step of each epoch holds validation): without them XProf says"
                      f" {100 * typical['input_bound_fraction']:.0f}%.")
         return notes
-    if report.get("step_source") == "keras":
+    if fit:
         notes.append("In fit pipelint estimates the wait from tf.data's gap times (median step time minus"
                      " the median time the model spends between two GetNext calls, per window of steps),"
-                     " while XProf measures the time inside GetNext in every step; with a step that varies"
-                     " a lot, or a prefetch buffer that sometimes runs dry, the two part.")
+                     " while XProf measures the time inside GetNext in every step.")
     else:
-        notes.append("In a custom loop both measure the time blocked in the iterator's next(), so the gap"
-                     " comes from what each counts: XProf's steps include the first ones and the tracing"
-                     " profiler's own cost, pipelint's leave out warm-up.")
-    ours_ms, theirs_ms = report.get("step_time_ms"), xp.get("step_time_ms")
-    if ours_ms and theirs_ms and theirs_ms > 1.2 * ours_ms:
-        notes.append(f"XProf's steps are also longer ({theirs_ms:.2f} vs {ours_ms:.2f} ms): tracing slows"
-                     " the run, most where tf.data runs many small ops per element.")
+        notes.append("In a custom loop both measure the time blocked in the iterator's next(); without a"
+                     " per-step timeline the steps could not be lined up to say more.")
     return notes
