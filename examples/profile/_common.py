@@ -18,3 +18,11 @@ def small_model(features: int, width: int = 16, depth: int = 1):
     model = keras.Sequential(layers)
     model.compile(optimizer="sgd", loss="mse")
     return model
+
+
+def busy(ms: float) -> None:
+    """Compute (hold the GIL, use a core) for `ms` milliseconds: stands for decoding in Python."""
+    import time
+    end = time.perf_counter() + ms / 1000
+    while time.perf_counter() < end:
+        pass

@@ -3,19 +3,17 @@
 The map is serial and costly (a Python function): expected input-bound, PL106.
 Run: python examples/profile/custom_loop.py [STEPS]   (the report prints at exit)
 """
-import time
-
 import numpy as np
 import tensorflow as tf
 
 import pipelint.profiler
-from _common import small_model, steps
+from _common import busy, small_model, steps
 
 FEATURES, BATCH = 32, 8
 
 
 def decode(index):
-    time.sleep(0.001)
+    busy(1.0)  # Python CPU work: it holds the GIL
     return np.full(FEATURES, float(index), np.float32)
 
 

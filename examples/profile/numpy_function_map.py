@@ -4,18 +4,16 @@ tf.data cannot run it in parallel (it holds the GIL) and map_parallelization lea
 Expected: input-bound, top suggestion PL106 (py-function-in-map).
 Run: pipelint profile examples/profile/numpy_function_map.py [STEPS]
 """
-import time
-
 import numpy as np
 import tensorflow as tf
 
-from _common import small_model, steps
+from _common import busy, small_model, steps
 
 FEATURES, BATCH = 32, 8
 
 
 def decode(index):
-    time.sleep(0.002)  # stands for reading and decoding one record in Python
+    busy(2.0)  # stands for decoding one record in Python (CPU work: it holds the GIL)
     rng = np.random.default_rng(int(index))
     return rng.random(FEATURES, dtype=np.float32), np.float32(index % 2)
 

@@ -1,14 +1,21 @@
-"""Verdict and suggestions, in the static linter's rule vocabulary, with speedups from measurements.
+"""Verdict and suggestions, in the static linter's rule vocabulary, each pricing one action.
 
-Speedup model (per step, seconds): S = measured step time, W = input wait, C = S - W (the step's
-own work). The pipeline needs P per batch: P = S when it already overlaps the step (prefetch or
-any async stage), else P = W. A fix that makes stage b k times faster shrinks P by its share f_b:
-P' = P * (1 - f_b * (1 - 1/k)); the new step is max(C, P') with overlap, C + P' without.
-On a CPU-only host input and model share the cores, so k is bounded by the cores tf.data may use
-and the whole step cannot get faster than the CPU time it already burns: S' >= S * used / cores.
+Per step (ms): S = median step time, W = input wait, C = S - W (the step's own work). P is the
+pipeline's time per delivered batch: P = S when input-bound with the pipeline overlapping the step
+(a prefetch or any asynchronous stage), the sum of the stages' wall time per batch when not
+input-bound, and W when nothing overlaps. An action changes one stage's wall time per batch from
+b to b'; then P' = P - (b - b') and the new step is S' = max(C, P') with overlap, C + P' without.
+The process cannot do the same CPU work faster than its cores allow: S' >= CPU per step / cores,
+where CPU per step = cores busy x S, less the CPU the action removes (none for more threads).
+
+Where the work of a stage goes is measured, not assumed (hooks.PyTimer): a Python stage whose
+threads use less than half a core per call *waits* (I/O, sleeps) and gains from more threads than
+cores; one that *computes* holds the GIL, so threads give it nothing: its fix is a rewrite, and
+the rewrite's price is an upper bound (the step if the stage cost nothing).
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +28,24 @@ INPUT_BOUND = 0.20
 MODEL_BOUND = 0.05
 #: A suggestion must promise at least this much to be shown.
 MIN_SPEEDUP = 1.05
+#: A Python stage whose calls use less than this share of a core (thread CPU / wall) waits.
+WAITS_BELOW = 0.5
+#: More threads than this are not suggested (memory, scheduling).
+MAX_THREADS = 64
+
+#: What each suggestion's `action` means.
+ACTIONS = {
+    "parallelize": "run the stage's calls concurrently (num_parallel_calls; a larger private"
+                   " thread pool when the calls wait)",
+    "rewrite-tf-ops": "replace the Python function by TensorFlow ops, so the stage leaves the GIL",
+    "add-workers": "more PyDataset workers: threads when __getitem__ waits, processes"
+                   " (use_multiprocessing=True) when it computes",
+    "prefetch": "end the pipeline with prefetch(tf.data.AUTOTUNE) so input and step overlap",
+    "cache": "keep prepared elements (cache(filename) when they do not fit in memory)",
+    "vectorize": "batch first, then map over whole batches (fewer, larger calls)",
+    "data-service": "move input processing off this host (tf.data service workers), whose cores"
+                    " are spent",
+}
 
 
 def rule_name(code: str) -> str:
@@ -71,11 +96,44 @@ class StageFigures:
     """A stage with what the advice needs, computed once."""
 
     stage: Any  # stages.Stage
-    time_per_element_ms: float | None
+    time_per_element_ms: float | None  # work per element consumed, all threads together
     per_batch_ms: float  # work per delivered batch, all threads together
     wall_per_batch_ms: float  # divided by the parallelism it actually had
     share: float
     bytes_per_element: float | None
+    elements_per_batch: float = 1.0
+    py_calls: int = 0
+    py_wall_ms: float | None = None  # per call of the stage's Python code
+    py_cpu_ms: float | None = None
+
+    @property
+    def cpu_fraction(self) -> float | None:
+        if self.py_wall_ms:
+            return min(1.0, (self.py_cpu_ms or 0.0) / self.py_wall_ms)
+        return None
+
+    @property
+    def work(self) -> str | None:
+        """"waits" or "computes" for stages running Python (measured); "tf-ops" for TF's own."""
+        frac = self.cpu_fraction
+        if frac is not None:
+            return "waits" if frac < WAITS_BELOW else "computes"
+        op = self.stage.op
+        if op.extra.get("py_function") or op.op == "from_generator":
+            return None  # Python, but not timed
+        return "tf-ops" if self.stage.kind in ("map", "map+batch", "filter", "interleave") else None
+
+    @property
+    def python(self) -> bool:
+        return self.py_calls > 0 or bool(self.stage.op.extra.get("py_function")) \
+            or self.stage.op.op == "from_generator"
+
+
+def _timers(op) -> list:
+    timers = list(op.extra.get("py_timers") or [])
+    if op.extra.get("getitem_timer") is not None:
+        timers = [op.extra["getitem_timer"]]  # __getitem__ itself, not Keras' queue around it
+    return timers
 
 
 def figures(stages: list, cpus: int) -> list[StageFigures]:
@@ -87,9 +145,19 @@ def figures(stages: list, cpus: int) -> list[StageFigures]:
     for s in stages:
         tpe = (s.processing_ns / s.elements / 1e6) if s.elements else None
         per_batch = s.processing_ns / root / 1e6
-        par = max(1.0, min(s.parallelism or 1.0, float(cpus)))
         bpe = (s.bytes_produced / s.elements) if s.elements and s.bytes_produced else None
-        out.append(StageFigures(s, tpe, per_batch, per_batch / par, s.processing_ns / total, bpe))
+        f = StageFigures(s, tpe, per_batch, per_batch, s.processing_ns / total, bpe,
+                         elements_per_batch=max(1.0, s.elements / root) if s.elements else 1.0)
+        timers = _timers(s.op)
+        calls = sum(t.calls for t in timers)
+        if calls:
+            f.py_calls = calls
+            f.py_wall_ms = 1000 * sum(t.wall for t in timers) / calls
+            f.py_cpu_ms = 1000 * sum(t.cpu for t in timers) / calls
+        # Calls that wait overlap on any number of threads; calls that compute share the cores.
+        par = max(1.0, s.parallelism or 1.0)
+        f.wall_per_batch_ms = per_batch / (par if f.work == "waits" else min(par, float(cpus)))
+        out.append(f)
     return out
 
 
@@ -99,95 +167,206 @@ def bottleneck(figs: list[StageFigures]) -> StageFigures | None:
 
 
 def where(op) -> str:
-    if op.path:
-        return f"{os.path.basename(op.path)}:{op.line}"
-    return "(unknown line)"
+    return f"{os.path.basename(op.path)}:{op.line}" if op.path else "an unknown line"
 
 
-def _speedup(step_ms: float, wait_ms: float, figs: list[StageFigures], target: StageFigures | None,
-             k: float, cores_used: float | None, cpus: int, overlapped: bool,
-             make_overlap: bool = False) -> float:
-    if step_ms <= 0:
-        return 1.0
-    compute = max(0.0, step_ms - wait_ms)
-    pipe = step_ms if overlapped else wait_ms
-    total_wall = sum(f.wall_per_batch_ms for f in figs if f.stage.kind != "prefetch") or 1.0
-    frac = (target.wall_per_batch_ms / total_wall) if target is not None else 0.0
-    new_pipe = pipe * (1 - min(1.0, frac) * (1 - 1 / max(k, 1.0)))
-    new_step = max(compute, new_pipe) if (overlapped or make_overlap) else compute + new_pipe
-    if cores_used:
-        new_step = max(new_step, step_ms * min(cores_used, cpus) / cpus)
-    return max(1.0, step_ms / max(new_step, 1e-9))
+@dataclass
+class Situation:
+    """The measured step and machine that every price is computed from."""
+
+    step_ms: float
+    wait_ms: float
+    overlapped: bool
+    pipe_ms: float  # P: the pipeline's time per delivered batch
+    cpu_ms_per_step: float | None  # CPU time of the whole process per step, all cores
+    cpus: int
+
+    @property
+    def compute_ms(self) -> float:
+        return max(0.0, self.step_ms - self.wait_ms)
+
+    def speedup(self, wall_saved_ms: float, cpu_saved_ms: float = 0.0, make_overlap: bool = False) -> float:
+        if self.step_ms <= 0:
+            return 1.0
+        new_pipe = max(0.0, self.pipe_ms - wall_saved_ms)
+        overlap = self.overlapped or make_overlap
+        new_step = max(self.compute_ms, new_pipe) if overlap else self.compute_ms + new_pipe
+        if self.cpu_ms_per_step is not None:
+            new_step = max(new_step, max(0.0, self.cpu_ms_per_step - cpu_saved_ms) / self.cpus)
+        return max(1.0, self.step_ms / max(new_step, 1e-9))
+
+
+def situation(figs: list[StageFigures], step_ms: float, wait_ms: float, cores_used: float | None,
+              cpus: int) -> Situation:
+    overlapped = any(f.stage.kind == "prefetch" or (f.stage.parallelism or 1) > 1 for f in figs)
+    stage_sum = sum(f.wall_per_batch_ms for f in figs if f.stage.kind != "prefetch")
+    if not overlapped:
+        pipe = wait_ms
+    elif wait_ms >= INPUT_BOUND * step_ms:
+        pipe = step_ms  # the pipeline sets the pace
+    else:
+        pipe = min(stage_sum, step_ms)
+    cpu = cores_used * step_ms if cores_used is not None else None
+    return Situation(step_ms, wait_ms, overlapped, pipe, cpu, cpus)
+
+
+def _threads_for(per_item_ms: float, budget_ms: float) -> int:
+    """Threads so that per_item_ms of waiting, spread over them, fits in budget_ms per item."""
+    if budget_ms <= 0:
+        return MAX_THREADS
+    return int(min(MAX_THREADS, max(2, math.ceil(1.25 * per_item_ms / budget_ms))))
 
 
 def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_used: float | None,
             cpus: int | None = None, mem: int | None = None) -> list[dict]:
-    """Suggestions, best first. Each: code, name, message, source, expected_speedup."""
+    """Suggestions, best first. Each: code, name, action, message, source, stage, expected_speedup,
+    speedup_basis ("model": what the action should give; "upper-bound": the step if the stage cost
+    nothing), verifiable (the probe can apply it at run time), safe (same elements), fix."""
     cpus = cpus or available_cpus()
     figs = figures(stages, cpus)
     out: list[dict] = []
     have_steps = bool(step_ms) and wait_ms is not None
-    step_ms = step_ms or 0.0
-    wait_ms = wait_ms or 0.0
-    overlapped = any(f.stage.kind == "prefetch" or (f.stage.parallelism or 1) > 1 for f in figs)
+    sit = situation(figs, step_ms or 0.0, wait_ms or 0.0, cores_used, cpus) if have_steps else None
     total_wall = sum(f.wall_per_batch_ms for f in figs if f.stage.kind != "prefetch") or 1.0
-    core_note = "" if _has_gpu_hint() else f"; CPU-only: input and model share {cpus} cores"
+    busy = cores_used if cores_used is not None else 0.0
+    free_cores = max(0.0, cpus - busy)
 
-    def add(code: str, f: StageFigures | None, message: str, speedup: float | None) -> None:
+    def add(code: str | None, action: str, f: StageFigures | None, message: str, speedup: float | None,
+            basis: str = "model", fix: dict | None = None, safe: bool = True) -> None:
         op = f.stage.op if f is not None else None
+        if speedup is not None and speedup < MIN_SPEEDUP:
+            return
         out.append({
-            "code": code, "name": rule_name(code), "message": message,
+            "code": code, "name": rule_name(code) if code else None, "action": action, "message": message,
             "source": {"path": op.path, "line": op.line} if op is not None and op.path else None,
             "stage": op.name if op is not None else None,
             "expected_speedup": round(speedup, 2) if speedup is not None else None,
+            "speedup_basis": basis if speedup is not None else None,
+            "verifiable": fix is not None, "safe": safe, "fix": fix,
         })
+
+    def bound(f: StageFigures) -> float | None:
+        if sit is None:
+            return None
+        cpu_saved = f.elements_per_batch * (f.py_cpu_ms or 0.0) if f.py_calls else 0.0
+        return sit.speedup(f.wall_per_batch_ms, cpu_saved)
 
     for f in figs:
         st, op = f.stage, f.stage.op
-        if op.extra.get("internal"):
+        if op.extra.get("internal") or op.extra.get("added_by"):
             continue
         cost = f"{f.time_per_element_ms:.2f} ms per element" if f.time_per_element_ms else "its time"
         share = f"{round(100 * f.wall_per_batch_ms / total_wall)}% of pipeline time"
-        sp = None
-        if have_steps:
-            sp = _speedup(step_ms, wait_ms, figs, f, cpus, cores_used, cpus, overlapped)
-        if st.kind in ("map", "map+batch") and op.extra.get("py_function"):
-            if sp is None or sp >= MIN_SPEEDUP:
-                add("PL106", f, f"map at {where(op)} calls a Python function (py_function/numpy_function):"
-                    f" {cost}, {share}, serialized by the GIL; rewrite it with TensorFlow ops and"
-                    f" map with num_parallel_calls=tf.data.AUTOTUNE{core_note}", sp)
-        elif st.kind == "map" and (st.parallelism or 1) <= 1 and not op.extra.get("num_parallel_calls"):
-            if sp is None or sp >= MIN_SPEEDUP:
-                add("PL101", f, f"map at {where(op)} is serial: {cost}, {share}; pass"
-                    f" num_parallel_calls=tf.data.AUTOTUNE{core_note}", sp)
+        par = st.parallelism or 1
+        measured = ""
+        if f.cpu_fraction is not None:
+            measured = (f"; its Python code uses {f.py_cpu_ms:.2f} ms CPU per {f.py_wall_ms:.2f} ms call"
+                        f" ({100 * f.cpu_fraction:.0f}% of a core): it {f.work}")
+        is_map = st.kind in ("map", "map+batch")
+        if is_map and f.python:
+            serial = par <= 1
+            if f.work == "waits" and serial:
+                # More threads than cores: the calls wait, they do not need a core each.
+                per_item = f.time_per_element_ms or f.py_wall_ms or 0.0
+                budget = (sit.compute_ms / max(f.elements_per_batch, 1.0)) if sit else 0.0
+                n = _threads_for(per_item, budget)
+                new_wall = f.elements_per_batch * max(per_item / n, f.py_cpu_ms or 0.0)
+                sp = sit.speedup(f.wall_per_batch_ms - new_wall) if sit else None
+                fix = {"map_parallelism": {"path": op.path, "line": op.line, "num_parallel_calls": n},
+                       "threadpool_size": max(n, cpus)} if op.path else None
+                add("PL101", "parallelize", f,
+                    f"map at {where(op)} is serial and waits{measured}; {cost}, {share}. Pass"
+                    f" num_parallel_calls={n} and set options.threading.private_threadpool_size={max(n, cpus)}"
+                    " (more threads than cores: the calls wait, they do not need a core each)", sp, fix=fix)
+            b = bound(f)
+            if f.work == "computes":
+                why = (f"map at {where(op)} holds the GIL{measured}; {cost}, {share}. More threads give it"
+                       " nothing (one Python thread runs at a time): rewrite it with TensorFlow ops, then map"
+                       " with num_parallel_calls=tf.data.AUTOTUNE (or move it off-host)")
+            else:
+                why = (f"map at {where(op)} calls Python (py_function/numpy_function){measured}; {cost},"
+                       f" {share}. Rewritten with TensorFlow ops (tf.io, tf.image, ...) it runs without the"
+                       " GIL and in parallel")
+            add("PL106", "rewrite-tf-ops", f, why + "; not verifiable by a run: the figure is the step if"
+                " this stage cost nothing", b, basis="upper-bound")
+        elif is_map and par <= 1 and not op.extra.get("num_parallel_calls"):
+            # A serial map of TF ops: tf.data's threads run it on free cores.
+            if sit is not None and free_cores >= 0.5:
+                k = max(1.0, min(float(cpus), 1.0 + free_cores))
+                sp = sit.speedup(f.wall_per_batch_ms * (1 - 1 / k))
+                fix = {"map_parallelism": {"path": op.path, "line": op.line, "num_parallel_calls": -1}} \
+                    if op.path else None
+                add("PL101", "parallelize", f, f"map at {where(op)} is serial: {cost}, {share}; pass"
+                    f" num_parallel_calls=tf.data.AUTOTUNE ({free_cores:.1f} of {cpus} cores are idle)",
+                    sp, fix=fix)
         elif op.op == "from_generator" and op.extra.get("pydataset"):
-            workers = op.extra.get("workers", 1)
-            if workers <= 1 and (sp is None or sp >= MIN_SPEEDUP):
-                add("PL407", f, f"{op.name} ({where(op)}) takes {cost} in one thread (workers={workers}),"
-                    f" {share}; call super().__init__(workers={max(2, cpus)}, ...) and"
-                    f" use_multiprocessing=True if __getitem__ is pure Python{core_note}", sp)
+            workers = op.extra.get("workers", 1) or 1
+            per_call = f.py_wall_ms or f.per_batch_ms
+            cpu_call = f.py_cpu_ms or 0.0
+            if f.work == "computes":
+                n = max(2, cpus)
+                new_wall = max(per_call / n, cpu_call / max(free_cores, 1.0))
+                how = f"workers={n}, use_multiprocessing=True (it computes: processes, not threads)"
+                fix = {"pydataset_workers": {"class": op.extra.get("class"), "workers": n,
+                                             "use_multiprocessing": True}}
+            else:
+                budget = sit.compute_ms if sit else 0.0
+                n = _threads_for(per_call, budget)
+                new_wall = max(per_call / n, cpu_call)
+                how = f"workers={n} (it waits: threads are enough, more than cores)"
+                fix = {"pydataset_workers": {"class": op.extra.get("class"), "workers": n,
+                                             "use_multiprocessing": False}}
+            if n > workers:
+                sp = sit.speedup(max(0.0, f.wall_per_batch_ms - new_wall)) if sit else None
+                add("PL407", "add-workers", f, f"{op.name} ({where(op)}) takes {per_call:.2f} ms per batch"
+                    f" with workers={workers}{measured}; {share}. Call super().__init__({how})", sp, fix=fix)
         elif op.op == "from_generator":
-            if sp is None or sp >= MIN_SPEEDUP:
-                add("PL107", f, f"{op.name} at {where(op)} runs Python in one thread: {cost}, {share};"
-                    " produce indices or file names with from_tensor_slices and do the work in a"
-                    f" parallel map (or interleave several generators){core_note}", sp)
+            add("PL107", "parallelize", f, f"{op.name} at {where(op)} runs Python in one thread{measured};"
+                f" {cost}, {share}. Produce indices or file names with from_tensor_slices and do the work in a"
+                " parallel map (or interleave several generators); not verifiable by a run, the figure is"
+                " the step if this stage cost nothing", bound(f), basis="upper-bound")
 
     # No prefetch anywhere: the pipeline and the step run one after the other.
-    if figs and not any(f.stage.kind == "prefetch" for f in figs) and have_steps:
+    if figs and sit is not None and not any(f.stage.kind == "prefetch" for f in figs):
         last = next((f for f in figs if not f.stage.op.extra.get("internal")), figs[0])
-        sp = _speedup(step_ms, wait_ms, figs, None, 1.0, cores_used, cpus, False, make_overlap=True)
-        if sp >= MIN_SPEEDUP:
-            add("PL103", last, f"no prefetch after {last.stage.op.name} at {where(last.stage.op)}: the"
-                f" pipeline ({wait_ms:.1f} ms) and the step ({step_ms - wait_ms:.1f} ms) do not overlap;"
-                f" end it with .prefetch(tf.data.AUTOTUNE){core_note}", sp)
+        sp = sit.speedup(0.0, make_overlap=True)
+        add("PL103", "prefetch", last, f"no prefetch after {last.stage.op.name} at {where(last.stage.op)}:"
+            f" the pipeline ({sit.wait_ms:.1f} ms) and the step ({sit.compute_ms:.1f} ms) do not overlap;"
+            " end it with .prefetch(tf.data.AUTOTUNE)", sp, fix={"prefetch": True})
+
+    # Input-bound with every core busy and nothing else to do: this host is spent.
+    if sit is not None and not out and sit.wait_ms >= INPUT_BOUND * sit.step_ms and free_cores < 0.5:
+        b = bottleneck(figs)
+        if b is not None:
+            add(None, "data-service", b, f"the pipeline waits on {b.stage.op.name} at {where(b.stage.op)} and"
+                f" all {cpus} cores are busy ({busy:.1f} used): this host cannot prepare input faster. Move"
+                " preprocessing to tf.data service workers on other machines; the figure is the step if"
+                " input cost nothing", sit.speedup(sit.pipe_ms), basis="upper-bound")
 
     mem = mem if mem is not None else mem_available()
     for note in memory_notes(figs, mem):
         if note["code"]:
-            add(note["code"], note["figures"], note["message"], None)
+            add(note["code"], "cache", note["figures"], note["message"], None)
 
-    out.sort(key=lambda s: -(s["expected_speedup"] or 0.0))
+    # Priced actions first, then upper bounds (a promise beats a ceiling), each by size.
+    out.sort(key=lambda s: (s["speedup_basis"] != "model", -(s["expected_speedup"] or 0.0)))
     return out
+
+
+def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: float | None,
+                         cpus: int) -> str | None:
+    """Why an input-bound report has no suggestion (None when it is not input-bound)."""
+    if verdict_ != "input-bound":
+        return None
+    b = bottleneck(figs)
+    if b is None:
+        return "no tf.data stage figures were read (autotune off, or a PyDataset with workers > 1)"
+    op = b.stage.op
+    if op.extra.get("added_by"):
+        return (f"the slowest stage, {op.name}, was added by {op.extra['added_by']}; change the call that"
+                f" adds it ({where(op)})")
+    return (f"the slowest stage, {op.name} at {where(op)}, is already parallel"
+            f" ({b.stage.parallelism or 1:g}) and no cheaper action is known for it")
 
 
 def memory_notes(figs: list[StageFigures], mem: int | None) -> list[dict]:
@@ -226,20 +405,6 @@ def memory_notes(figs: list[StageFigures], mem: int | None) -> list[dict]:
     return notes
 
 
-_GPU_HINT: bool | None = None
-
-
-def _has_gpu_hint() -> bool:
-    global _GPU_HINT
-    if _GPU_HINT is None:
-        try:
-            import tensorflow as tf
-            _GPU_HINT = bool(tf.config.list_physical_devices("GPU"))
-        except Exception:
-            _GPU_HINT = False
-    return _GPU_HINT
-
-
 def live_hint(session, pipe) -> str:
     """One short clause for the live warning: the bottleneck and the rule that fixes it."""
     from pipelint.profiler.stages import merge
@@ -251,18 +416,19 @@ def live_hint(session, pipe) -> str:
         recs = [r for r in session.iter_records if r.pipeline is pipe and r.stats.steps]
         stats = recs[-1].stats if recs else None
     step_ms = wait_ms = None
-    if stats is not None and stats.recent:
-        step_ms = 1000 * sum(s for s, _ in stats.recent) / len(stats.recent)
-        wait_ms = 1000 * sum(w for _, w in stats.recent) / len(stats.recent)
+    if stats is not None and stats.steps:
+        recent = stats.step[-100:]
+        step_ms = 1000 * sum(recent) / len(recent)
+        wait_ms = 1000 * sum(stats.wait[-100:]) / len(recent)
     sugg = suggest(stages, step_ms, wait_ms, stats.cpu_cores_used() if stats else None)
     if sugg:
         top = sugg[0]
         short = {"PL101": "is serial", "PL106": "calls Python (py_function)",
                  "PL107": "is a Python generator", "PL407": "has no workers",
-                 "PL103": "has no prefetch"}.get(top["code"], top["name"])
+                 "PL103": "has no prefetch"}.get(top["code"], top["name"] or top["action"])
         src = top["source"]
         at = f" at {os.path.basename(src['path'])}:{src['line']}" if src else ""
-        return f"{top['stage']}{at} {short} ({top['code']})"
+        return f"{top['stage']}{at} {short} ({top['code'] or top['action']})"
     figs = figures(stages, available_cpus())
     b = bottleneck(figs)
     return f"slowest stage is {b.stage.op.name} at {where(b.stage.op)}" if b else ""

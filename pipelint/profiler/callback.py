@@ -180,21 +180,23 @@ def _note_pydataset(session: Session, py_dataset: Any, ds: Any) -> None:
     extra = {"pydataset": True, "workers": getattr(py_dataset, "workers", 1),
              "use_multiprocessing": getattr(py_dataset, "use_multiprocessing", False),
              "class": cls.__name__}
+    extra["getitem_timer"] = _time_getitem(session, cls, label)
     session.relabel_generator(ds, label, path, line, extra)
-    _time_getitem(session, cls, label)
 
 
-def _time_getitem(session: Session, cls: type, label: str) -> None:
+def _time_getitem(session: Session, cls: type, label: str) -> hooks.PyTimer:
+    """Time `__getitem__` (wall and thread CPU, in whichever worker thread runs it)."""
+    timer = session.pydataset_calls.setdefault(label, hooks.PyTimer())
     orig = cls.__dict__.get("__getitem__") or getattr(cls, "__getitem__")
     if getattr(orig, "_pipelint_timed", False):
-        return
-    stats = session.getitem_stats(label)
+        return timer
 
     def __getitem__(self_, index):  # noqa: N807
-        t0 = time.perf_counter()
-        value = orig(self_, index)
-        stats[0] += 1
-        stats[1] += time.perf_counter() - t0
-        return value
+        t0, c0 = time.perf_counter(), time.thread_time()
+        try:
+            return orig(self_, index)
+        finally:
+            timer.add(time.perf_counter() - t0, time.thread_time() - c0)
     __getitem__._pipelint_timed = True
     hooks.patch(session, cls, "__getitem__", __getitem__)
+    return timer

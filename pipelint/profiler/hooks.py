@@ -102,15 +102,32 @@ def _skip_dirs() -> tuple[str, ...]:
     return _SKIP_DIRS
 
 
-def caller_site(depth: int = 2) -> tuple[str | None, int | None]:
+def caller_site(depth: int = 2) -> tuple[str | None, int | None, str | None]:
+    """(path, line) of the first frame outside TF, Keras and pipelint, and the Keras function in
+    between when Keras made the call (`fit`, `image_dataset_from_directory`, ...), else None."""
     skip = _skip_dirs()
+    keras_dir = _keras_dir()
     f = sys._getframe(depth)
+    via = None
     while f is not None:
         fn = f.f_code.co_filename
         if not fn.startswith(skip) and not fn.startswith("<frozen"):
-            return fn, f.f_lineno
+            return fn, f.f_lineno, via
+        if keras_dir and fn.startswith(keras_dir) and not f.f_code.co_name.startswith("_") \
+                and f.f_code.co_name not in _KERAS_WRAPPERS:
+            via = f.f_code.co_name  # the outermost public Keras function wins
         f = f.f_back
-    return None, None
+    return None, None, None
+
+
+#: Keras' decorator frames around its public functions: not the function the user called.
+_KERAS_WRAPPERS = {"error_handler", "wrapper", "inner", "decorated"}
+
+
+def _keras_dir() -> str | None:
+    mod = sys.modules.get("keras")
+    path = getattr(mod, "__file__", None) if mod is not None else None
+    return os.path.dirname(path) if path else None
 
 
 def _patch_tf(session: Session) -> None:
@@ -132,6 +149,11 @@ def _patch_tf(session: Session) -> None:
             if cls is not None and "__init__" in cls.__dict__:
                 patch(session, cls, "__init__", _recording_init(cls.__dict__["__init__"], cname))
 
+    for fname in ("numpy_function", "py_function"):
+        orig = getattr(tf, fname, None)
+        if orig is not None:
+            patch(session, tf, fname, _timed_pyfunc(orig))
+
     owned = iterator_ops.OwnedIterator
     timed_cls = _timed_iterator_class(owned)
     orig_iter = DatasetV2.__dict__["__iter__"]
@@ -148,6 +170,79 @@ def _patch_tf(session: Session) -> None:
     patch(session, DatasetV2, "__iter__", __iter__)
 
 
+class PyTimer:
+    """Calls, wall and thread CPU time (s) of the Python code behind one stage.
+
+    Thread CPU time (`time.thread_time`) against wall time tells a stage that computes (holds the
+    GIL, uses a core) from one that waits (I/O, sleeps, remote reads): threads help only the latter.
+    """
+
+    __slots__ = ("calls", "wall", "cpu")
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.wall = 0.0
+        self.cpu = 0.0
+
+    def add(self, wall: float, cpu: float) -> None:
+        self.calls += 1
+        self.wall += wall
+        self.cpu += cpu
+
+
+def _timed_call(func: Callable, timer: PyTimer) -> Callable:
+    def timed(*args, **kwargs):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            timer.add(time.perf_counter() - t0, time.thread_time() - c0)
+    timed.__name__ = getattr(func, "__name__", "timed")
+    timed.__wrapped__ = func
+    return timed
+
+
+def _timed_pyfunc(orig: Callable) -> Callable:
+    """tf.numpy_function / tf.py_function with the Python function timed (same arguments, same result)."""
+    def wrapper(*args, **kwargs):
+        timers = getattr(_tls, "timers", None)
+        session = _ACTIVE
+        if timers is None or session is None or session.disabled:
+            return orig(*args, **kwargs)
+        timer = PyTimer()
+        if args and callable(args[0]):
+            args = (_timed_call(args[0], timer), *args[1:])
+        elif callable(kwargs.get("func")):
+            kwargs["func"] = _timed_call(kwargs["func"], timer)
+        else:
+            return orig(*args, **kwargs)
+        timers.append(timer)
+        return orig(*args, **kwargs)
+    wrapper.__name__ = getattr(orig, "__name__", "py_function")
+    wrapper.__doc__ = getattr(orig, "__doc__", None)
+    wrapper.__wrapped__ = orig
+    return wrapper
+
+
+def _timed_generator(factory: Callable, timer: PyTimer) -> Callable:
+    """from_generator's callable, with each next() of the generator timed (same elements)."""
+    def make(*args):
+        it = iter(factory(*args))
+
+        def timed():
+            while True:
+                t0, c0 = time.perf_counter(), time.thread_time()
+                try:
+                    value = next(it)
+                except StopIteration:
+                    return
+                timer.add(time.perf_counter() - t0, time.thread_time() - c0)
+                yield value
+        return timed()
+    make.__name__ = getattr(factory, "__name__", "generator")
+    return make
+
+
 def _fn_name(fn: Any) -> str | None:
     return getattr(fn, "__name__", None) or getattr(type(fn), "__name__", None)
 
@@ -158,13 +253,25 @@ def _recording_wrapper(func: Callable, name: str) -> Callable:
         if session is None or session.disabled or getattr(_tls, "depth", 0):
             return func(*args, **kwargs)
         _tls.depth = 1
+        timers: list[PyTimer] = []
+        _tls.timers = timers  # py_function/numpy_function hooks traced inside this call add theirs
         try:
+            if name == "from_generator" and args:
+                timer = PyTimer()
+                timers.append(timer)
+                args = (_timed_generator(args[0], timer), *args[1:])
             result = func(*args, **kwargs)
         finally:
             _tls.depth = 0
+            _tls.timers = None
         try:
             extra = _call_facts(name, args, kwargs)
-            session.record(result, name, caller_site(), extra)
+            if timers:
+                extra["py_timers"] = timers
+            path, line, via = caller_site()
+            if via:
+                extra["added_by"] = f"Keras {via}"
+            session.record(result, name, (path, line), extra)
         except Exception as exc:
             session.fail(f"recording {name}()", exc)
         return result
@@ -186,7 +293,8 @@ def _recording_init(init: Callable, cname: str) -> Callable:
         finally:
             _tls.depth = 0
         try:
-            session.record(self, cname, caller_site(), {})
+            path, line, via = caller_site()
+            session.record(self, cname, (path, line), {"added_by": f"Keras {via}"} if via else {})
         except Exception as exc:
             session.fail(f"recording {cname}", exc)
     __init__.__wrapped__ = init

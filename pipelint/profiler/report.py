@@ -28,6 +28,13 @@ def _environment() -> dict[str, Any]:
     return env
 
 
+STEP_ACCOUNTING = ("median of the measured steps; left out: the first steps of each fit call or"
+                   " loop while a step takes more than {factor:g}x the median of the steps after it"
+                   " (train-function tracing, XLA compilation, thread pools starting; at most {most}"
+                   " per fit or loop), the last step of each epoch (it holds validation) and, in"
+                   " loops, the first two next() calls")
+
+
 def build_report(session, *, exit_code: int | None = None, script: str | None = None,
                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The one place a report is made: a JSON-ready dict from a `Session` (keys: docs/profiler.md).
@@ -35,59 +42,60 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     Takes the session's final samples first. `extra` adds keys (e.g. `xprof`) after the built-in
     ones; tools that build on the report (TensorBoard, notebooks) read this dict, never the session.
     """
+    from pipelint.profiler.session import WARMUP_FACTOR, WARMUP_MAX
     session.finish()
     stats, source = session.step_stats()
     pipe = session.main_pipeline()
     stages = merge(list(pipe.snapshots.values())) if pipe is not None else []
     for st in stages:
         # Direct __getitem__ timing beats the model's when the generator node already left it.
-        calls = session.pydataset_calls.get(st.op.label or "")
-        if st.op.extra.get("pydataset") and calls and calls[0] and st.elements:
-            st.processing_ns = max(st.processing_ns, int(calls[1] / calls[0] * st.elements * 1e9))
+        timer = st.op.extra.get("getitem_timer")
+        if timer is not None and timer.calls and st.elements:
+            st.processing_ns = max(st.processing_ns, int(timer.wall / timer.calls * st.elements * 1e9))
     cpus = advice.available_cpus()
     figs = advice.figures(stages, cpus)
-    step_ms = 1000 * stats.total / stats.steps if stats.steps else None
-    wait_ms = 1000 * stats.wait / stats.steps if stats.steps else None
-    fraction = (stats.wait / stats.total) if stats.steps and stats.total > 0 else None
+    summary = stats.summary()
+    step_ms = summary["step_ms"] if summary else None
+    wait_ms = summary["wait_ms"] if summary else None
+    fraction = summary["fraction"] if summary else None
     cores_used = stats.cpu_cores_used()
     mem = advice.mem_available()
+    verdict = advice.verdict(fraction)
     suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem)
-    b = advice.bottleneck(figs)
+    if verdict == "model-bound":
+        # Nothing in the pipeline is worth a change: no bottleneck, only memory advice.
+        suggestions = [s for s in suggestions if s["expected_speedup"] is None]
+    b = None if verdict == "model-bound" else advice.bottleneck(figs)
 
-    def src(op):
-        return {"path": op.path, "line": op.line} if op.path else None
+    def rnd(v, n=3):
+        return round(v, n) if v is not None else None
 
     report: dict[str, Any] = {
         "script": script,
         "exit_code": exit_code,
-        "verdict": advice.verdict(fraction),
-        "input_bound_fraction": round(fraction, 4) if fraction is not None else None,
-        "step_time_ms": round(step_ms, 3) if step_ms is not None else None,
-        "input_wait_ms": round(wait_ms, 3) if wait_ms is not None else None,
-        "steps": stats.steps,
+        "verdict": verdict,
+        "input_bound_fraction": rnd(fraction, 4),
+        "step_time_ms": rnd(step_ms),
+        "step_time_p10_ms": rnd(summary["step_p10_ms"]) if summary else None,
+        "step_time_p90_ms": rnd(summary["step_p90_ms"]) if summary else None,
+        "step_time_mean_ms": rnd(summary["step_mean_ms"]) if summary else None,
+        "input_wait_ms": rnd(wait_ms),
+        "steps": summary["steps"] if summary else 0,
+        "warmup_steps_excluded": summary["warmup_steps"] if summary else 0,
+        "step_accounting": STEP_ACCOUNTING.format(factor=WARMUP_FACTOR, most=WARMUP_MAX),
         "step_source": source,  # "keras" (fit callback), "loop" (timed next()), "none"
-        "cpu_cores_used": round(cores_used, 2) if cores_used is not None else None,
-        "stages": [{
-            "name": f.stage.op.name,
-            "op": f.stage.kind,
-            "source": src(f.stage.op),
-            "tf_nodes": f.stage.nodes,
-            "elements": f.stage.elements,
-            "time_per_element_ms": round(f.time_per_element_ms, 4) if f.time_per_element_ms is not None else None,
-            "time_per_batch_ms": round(f.wall_per_batch_ms, 4),
-            "parallelism": f.stage.parallelism if f.stage.parallelism is not None else
-            (1 if f.stage.kind in ("map", "from_generator", "flat_map") else None),
-            "buffer_size": f.stage.buffer_size,
-            "bytes_per_element": round(f.bytes_per_element, 1) if f.bytes_per_element else None,
-            "share": round(f.share, 4),
-        } for f in figs],
-        "bottleneck": {"stage": b.stage.op.name, "source": src(b.stage.op)} if b else None,
+        "cpu_cores_used": rnd(cores_used, 2),
+        "stages": [_stage_entry(f, cpus) for f in figs],
+        "bottleneck": {"stage": b.stage.op.name, "source": _src(b.stage.op)} if b else None,
         "suggestions": suggestions,
+        "no_suggestion_reason": None if suggestions else advice.no_suggestion_reason(figs, verdict, cores_used, cpus),
         "memory": [{k: v for k, v in n.items() if k != "figures"}
                    for n in advice.memory_notes(figs, mem)],
-        "pydataset_getitem": {k: {"calls": v[0], "ms_per_call": round(1000 * v[1] / v[0], 3)}
-                              for k, v in session.pydataset_calls.items() if v[0]},
-        "thresholds": {"input_bound": advice.INPUT_BOUND, "model_bound": advice.MODEL_BOUND},
+        "pydataset_getitem": {k: {"calls": t.calls, "ms_per_call": round(1000 * t.wall / t.calls, 3),
+                                  "cpu_ms_per_call": round(1000 * t.cpu / t.calls, 3)}
+                              for k, t in session.pydataset_calls.items() if t.calls},
+        "thresholds": {"input_bound": advice.INPUT_BOUND, "model_bound": advice.MODEL_BOUND,
+                       "waits_below_cpu_fraction": advice.WAITS_BELOW},
         "live_warnings": session.warnings_emitted,
         "probe_errors": list(session.errors),
         "environment": _environment(),
@@ -98,6 +106,51 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     if extra:
         report.update(extra)
     return report
+
+
+def _src(op) -> dict[str, Any] | None:
+    return {"path": op.path, "line": op.line} if op.path else None
+
+
+def _stage_entry(f, cpus: int) -> dict[str, Any]:
+    st, op = f.stage, f.stage.op
+    fused = op.extra.get("fused_with")
+    name = op.name + (f" + {fused[0]}" if fused and st.kind.endswith("+batch") else "")
+    added_by = op.extra.get("added_by")
+    if added_by and "added by" not in name:
+        name = f"{name} (added by {added_by})"
+    par = st.parallelism if st.parallelism is not None else \
+        (1 if st.kind in ("map", "map+batch", "from_generator", "flat_map") else None)
+    if par is None:
+        par_source = None
+    elif st.autotuned:
+        par_source = "autotune"
+    elif op.extra.get("num_parallel_calls") or (st.parallelism or 1) > 1:
+        par_source = "set"
+    else:
+        par_source = "serial"
+    return {
+        "name": name,
+        "op": st.kind,
+        "source": _src(op),
+        "added_by": added_by,
+        "fused_with": {"op": fused[0], "source": {"path": fused[1], "line": fused[2]} if fused[1] else None}
+        if fused else None,
+        "tf_nodes": st.nodes,
+        "elements": st.elements,
+        "time_per_element_ms": round(f.time_per_element_ms, 4) if f.time_per_element_ms is not None else None,
+        "time_per_batch_ms": round(f.wall_per_batch_ms, 4),
+        "work_per_batch_ms": round(f.per_batch_ms, 4),
+        "parallelism": par,
+        "parallelism_source": par_source,
+        "buffer_size": st.buffer_size,
+        "bytes_per_element": round(f.bytes_per_element, 1) if f.bytes_per_element else None,
+        "share": round(f.share, 4),
+        "work": f.work,
+        "python": {"calls": f.py_calls, "wall_ms_per_call": round(f.py_wall_ms, 4),
+                   "cpu_ms_per_call": round(f.py_cpu_ms, 4), "cpu_fraction": round(f.cpu_fraction, 3)}
+        if f.py_calls else None,
+    }
 
 
 def _fmt(v: Any, spec: str = "") -> str:
@@ -114,19 +167,39 @@ def _short(source: dict | None) -> str:
     return f"{os.path.basename(source['path'])}:{source['line']}"
 
 
+def _parallel(s: dict) -> str:
+    p = s.get("parallelism")
+    if p is None:
+        return "-"
+    src = s.get("parallelism_source")
+    p = _fmt(p)
+    return {"autotune": f"{p} (autotune)", "set": f"{p} (set)"}.get(src, p)
+
+
+def _work(s: dict) -> str:
+    py = s.get("python")
+    if py:
+        return f"{s['work']} ({100 * py['cpu_fraction']:.0f}% CPU)"
+    return s.get("work") or "-"
+
+
 def render_text(r: dict[str, Any]) -> str:
     lines = ["", "pipelint profile" + (f": {r['script']}" if r.get("script") else "")]
     frac = r["input_bound_fraction"]
     if r["steps"]:
+        spread = ""
+        if r.get("step_time_p10_ms") is not None:
+            spread = f" (p10-p90 {r['step_time_p10_ms']:.2f}-{r['step_time_p90_ms']:.2f})"
+        warm = r.get("warmup_steps_excluded") or 0
         lines.append(f"  verdict: {r['verdict']}  ({100 * frac:.0f}% of step time waiting for input;"
-                     f" {r['steps']} steps, {r['step_time_ms']:.2f} ms/step,"
-                     f" {r['input_wait_ms']:.2f} ms input wait)")
+                     f" {r['steps']} steps{f' + {warm} warm-up left out' if warm else ''},"
+                     f" median {r['step_time_ms']:.2f} ms/step{spread}, {r['input_wait_ms']:.2f} ms input wait)")
     else:
         lines.append("  verdict: unknown (no training steps were measured)")
     if r["stages"]:
-        header = ("stage", "source", "elements", "ms/elem", "ms/batch", "parallel", "buffer", "share")
-        rows = [(s["name"][:38], _short(s["source"]), str(s["elements"]), _fmt(s["time_per_element_ms"], ".3f"),
-                 _fmt(s["time_per_batch_ms"], ".3f"), _fmt(s["parallelism"]), _fmt(s["buffer_size"]),
+        header = ("stage", "source", "elements", "ms/elem", "ms/batch", "parallel", "work", "buffer", "share")
+        rows = [(s["name"][:48], _short(s["source"]), str(s["elements"]), _fmt(s["time_per_element_ms"], ".3f"),
+                 _fmt(s["time_per_batch_ms"], ".3f"), _parallel(s), _work(s), _fmt(s["buffer_size"]),
                  f"{100 * s['share']:.0f}%") for s in r["stages"]]
         widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
         lines.append("")
@@ -135,16 +208,23 @@ def render_text(r: dict[str, Any]) -> str:
             lines.append("  " + "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
     if r["bottleneck"]:
         lines.append(f"\n  bottleneck: {r['bottleneck']['stage']} at {_short(r['bottleneck']['source'])}")
+    elif r["verdict"] == "model-bound":
+        lines.append("\n  no input bottleneck: the step waits for input less than"
+                     f" {100 * r['thresholds']['model_bound']:.0f}% of its time")
     if r["suggestions"]:
         lines.append("\n  suggestions (best first):")
         for s in r["suggestions"]:
-            sp = f"  expected {s['expected_speedup']:.2f}x" if s["expected_speedup"] else ""
-            lines.append(f"  - {s['code']} ({s['name']}){sp}: {s['message']}")
+            lines.append(f"  - {_suggestion_head(s)}: {s['message']}")
+    elif r.get("no_suggestion_reason"):
+        lines.append(f"\n  no suggestion: {r['no_suggestion_reason']}")
     for m in r["memory"]:
         if not any(s["code"] == "PL301" and s["message"] == m["message"] for s in r["suggestions"]):
             lines.append(f"  memory: {m['message']}")
     for k, v in r["pydataset_getitem"].items():
         lines.append(f"  {k}: {v['calls']} calls, {v['ms_per_call']:.2f} ms each")
+    ver = r.get("verification")
+    if ver:
+        lines.extend(render_verification(ver))
     for e in r["probe_errors"]:
         lines.append(f"  probe error (probe switched off): {e}")
     xp = r.get("xprof")
@@ -174,6 +254,34 @@ def render_text(r: dict[str, Any]) -> str:
     lines.append(f"  environment: TensorFlow {env['tensorflow']}, Keras {env['keras']}, {env['cpus']} CPUs,"
                  f" {env['gpus']} GPUs")
     return "\n".join(lines) + "\n"
+
+
+def _suggestion_head(s: dict) -> str:
+    """`PL101 (map-without-parallelism), parallelize, expected 2.10x` in words."""
+    head = f"{s['code']} ({s['name']})" if s.get("code") else "advice"
+    head += f", {s.get('action', '?')}"
+    sp = s.get("expected_speedup")
+    if sp:
+        head += f", up to {sp:.2f}x" if s.get("speedup_basis") == "upper-bound" else f", expected {sp:.2f}x"
+    return head
+
+
+def render_verification(v: dict) -> list[str]:
+    lines = [f"\n  verification: {v['rounds']} rounds x {len(v['runs'])} runs of {v['steps']} steps,"
+             f" fresh process each; baseline median {_fmt(v['baseline_step_ms'], '.2f')} ms/step"]
+    for c in v["candidates"]:
+        meas = c.get("measured_speedup")
+        m = f"measured {meas:.2f}x (range {c['measured_min']:.2f}-{c['measured_max']:.2f})" if meas else \
+            f"not measured ({c.get('error') or 'no steps'})"
+        pred = c.get("expected_speedup")
+        p = (f"{'up to ' if c.get('speedup_basis') == 'upper-bound' else 'predicted '}{pred:.2f}x"
+             if pred else "no prediction")
+        lines.append(f"  - {c['label']}: {m}; {p}; {c['status']}")
+    if v.get("top"):
+        lines.append(f"  top suggestion: {v['top']['status']} ({v['top']['label']})")
+    for n in v.get("not_verified", []):
+        lines.append(f"  not verifiable: {n}")
+    return lines
 
 
 def write_json(r: dict[str, Any], path: str) -> None:

@@ -12,7 +12,6 @@ import statistics
 import sys
 import time
 import weakref
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,43 +22,95 @@ from pipelint.profiler.timeline import RunTimelines
 log = logging.getLogger("pipelint")
 
 
-@dataclass
+#: A leading step of a fit or a loop is warm-up (train-function tracing, XLA compilation, thread
+#: pools starting) while it takes more than this many times the median of the steps after it.
+WARMUP_FACTOR = 2.0
+#: At most this many leading steps of one fit or loop are dropped as warm-up.
+WARMUP_MAX = 10
+
+
 class StepStats:
-    """Running sums of step time and input wait (seconds), plus a recent window for warnings."""
+    """Every measured step (seconds) and its input wait, in segments (one per fit call or iterator).
 
-    steps: int = 0
-    total: float = 0.0
-    wait: float = 0.0
-    recent: deque = field(default_factory=lambda: deque(maxlen=100))
+    Appending is all the training thread pays per step; CPU time is read only at sample points.
+    The figures (`summary()`) leave out each segment's warm-up steps: see WARMUP_FACTOR.
+    """
 
-    cpu0: float | None = None
-    wall0: float | None = None
-    cpu1: float | None = None
-    wall1: float | None = None
+    __slots__ = ("step", "wait", "segments", "cpu0", "wall0", "cpu1", "wall1")
 
-    def add(self, step: float, wait: float, track: bool = True) -> None:
-        if track:
-            self.track(time.perf_counter(), step)
-        self.steps += 1
-        self.total += step
-        self.wait += wait
-        self.recent.append((step, wait))
+    def __init__(self) -> None:
+        self.step: list[float] = []
+        self.wait: list[float] = []
+        self.segments: list[int] = []  # index of each segment's first step
+        self.cpu0 = self.wall0 = self.cpu1 = self.wall1 = None
 
-    def track(self, now: float, step: float) -> None:
-        # CPU time over the measured steps tells how much of the machine is already busy.
+    @property
+    def steps(self) -> int:
+        return len(self.step)
+
+    def new_segment(self) -> None:
+        if not self.segments or self.segments[-1] != len(self.step):
+            self.segments.append(len(self.step))
+
+    def add(self, step: float, wait: float) -> None:
+        self.step.append(step)
+        self.wait.append(wait)
+
+    def track(self, now: float | None = None) -> None:
+        """Read the process CPU time: over the measured steps it says how busy the machine is."""
+        now = time.perf_counter() if now is None else now
         cpu = cpu_seconds()
         if self.cpu0 is None:
-            self.cpu0, self.wall0 = cpu, now - step
+            self.cpu0, self.wall0 = cpu, now
         self.cpu1, self.wall1 = cpu, now
 
     def cpu_cores_used(self) -> float | None:
-        if self.cpu0 is None or self.wall1 is None or self.wall1 - self.wall0 <= 0:
+        if self.cpu0 is None or self.wall1 is None or self.wall1 - self.wall0 <= 0.05:
             return None
         return (self.cpu1 - self.cpu0) / (self.wall1 - self.wall0)
 
-    def recent_fraction(self) -> float | None:
-        tot = sum(s for s, _ in self.recent)
-        return (sum(w for _, w in self.recent) / tot) if tot > 0 else None
+    def recent_fraction(self, n: int = 100) -> float | None:
+        tot = sum(self.step[-n:])
+        return (sum(self.wait[-n:]) / tot) if tot > 0 else None
+
+    def steady(self) -> tuple[list[float], list[float], int]:
+        """(steps, waits, number of warm-up steps left out)."""
+        bounds = (self.segments or [0]) + [len(self.step)]
+        steps: list[float] = []
+        waits: list[float] = []
+        dropped = 0
+        for a, b in zip(bounds, bounds[1:]):
+            seg = self.step[a:b]
+            k = 0
+            while k < min(WARMUP_MAX, len(seg) - 2):
+                rest = statistics.median(seg[k + 1:])
+                if seg[k] <= WARMUP_FACTOR * rest:
+                    break
+                k += 1
+            dropped += k
+            steps += seg[k:]
+            waits += self.wait[a + k:b]
+        return steps, waits, dropped
+
+    def summary(self) -> dict[str, Any] | None:
+        """Median step and wait (ms), spread (p10-p90), mean, fraction waiting; None without steps."""
+        steps, waits, dropped = self.steady()
+        if not steps:
+            return None
+        q = _quantiles(steps)
+        total = sum(steps)
+        return {"steps": len(steps), "warmup_steps": dropped,
+                "step_ms": 1000 * statistics.median(steps), "step_p10_ms": 1000 * q[0],
+                "step_p90_ms": 1000 * q[1], "step_mean_ms": 1000 * total / len(steps),
+                "wait_ms": 1000 * statistics.median(waits), "wait_mean_ms": 1000 * sum(waits) / len(waits),
+                "fraction": (sum(waits) / total) if total > 0 else None}
+
+
+def _quantiles(v: list[float]) -> tuple[float, float]:
+    if len(v) < 2:
+        return v[0], v[0]
+    q = statistics.quantiles(v, n=10, method="inclusive")
+    return q[0], q[-1]
 
 
 @dataclass
@@ -92,9 +143,12 @@ class IterRecord:
             self.ticks += 1
             counted = self.ticks > self.WARMUP and self.last_end is not None
             if counted:
-                self.stats.add(t1 - self.last_end, t1 - t0)
+                self.stats.step.append(t1 - self.last_end)
+                self.stats.wait.append(t1 - t0)
                 if s.fit.depth == 0:
                     s.loop_stats_changed(self)
+            elif self.ticks == self.WARMUP:
+                self.stats.track(t1)
             if s.fit.depth == 0:
                 number = s.step_marker.current(self.pipeline.key) if s.step_marker is not None else None
                 s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, self.last_end, counted, number)
@@ -132,7 +186,7 @@ class Session:
         self._pipeline_refs: dict[int, weakref.ref] = {}
         self.iter_records: list[IterRecord] = []
         self.fit = FitState()
-        self.pydataset_calls: dict[str, list[float]] = {}  # label -> [calls, seconds]
+        self.pydataset_calls: dict[str, Any] = {}  # label -> hooks.PyTimer of __getitem__
         self.restore: list[Any] = []  # undo functions of the patches installed for this session
         self.installs = 0  # nesting count of install() calls (hooks)
         self.t_start = time.perf_counter()
@@ -172,6 +226,9 @@ class Session:
             except Exception as exc:
                 self.fail("Keras callback", exc)
             self.sample_all()
+            for rec in self.iter_records:
+                if rec.stats.cpu0 is not None and rec.ref() is not None:
+                    rec.stats.track()
             self.t_end = time.perf_counter()
             self.cpu_end = cpu_seconds()
 
@@ -224,16 +281,13 @@ class Session:
             if op is not None and op.op == "from_generator":
                 op.label, op.path, op.line = label, path, line
                 op.extra.update(extra)
+                op.extra.pop("added_by", None)  # Keras made the node, the user wrote the code in it
                 return
             try:
                 inputs = cur._inputs()
             except Exception:
                 return
             cur, hops = (inputs[0] if inputs else None), hops + 1
-
-    def getitem_stats(self, label: str) -> list[float]:
-        """The [calls, seconds] counter that a timed PyDataset `__getitem__` adds to."""
-        return self.pydataset_calls.setdefault(label, [0, 0.0])
 
     # -- iterators --------------------------------------------------------------------------------
     def register_iterator(self, ds: Any, it: Any) -> IterRecord:
@@ -276,8 +330,9 @@ class Session:
             self.sample(rec)
 
     def loop_stats_changed(self, rec: IterRecord) -> None:
-        n = rec.stats.steps
+        n = len(rec.stats.step)
         if n % self.sample_every == 0:
+            rec.stats.track()
             self.sample(rec)
             self.maybe_warn(rec.stats, n, rec.pipeline)
         elif early_sample(n, self.sample_every):
@@ -286,6 +341,7 @@ class Session:
     # -- Keras fit (called by callback.PipelineProfiler) ------------------------------------------
     def fit_begin(self) -> None:
         self.fit.depth += 1
+        self.fit.stats.new_segment()  # each fit call traces (or retraces) its train function
 
     def fit_end(self) -> None:
         self.fit.depth = max(0, self.fit.depth - 1)
@@ -306,10 +362,12 @@ class Session:
         """One training step of `seconds`, measured between two batch-begin calls."""
         f = self.fit
         self.timelines.fit_batch_begin(seconds)
+        if f.stats.cpu0 is None:
+            f.stats.track(now - seconds)
         f.pending.append(seconds)
-        f.stats.track(now, seconds)
         f.steps += 1
         if len(f.pending) >= self.sample_every:
+            f.stats.track(now)
             self.fit_flush()
             self.maybe_warn(f.stats, f.steps, self.fit_pipeline())
         elif early_sample(f.steps, self.sample_every):
@@ -326,13 +384,15 @@ class Session:
         gaps = self._read_fit_gaps() or f.gaps  # the iterator may be gone (interrupted fit)
         if not pending:
             return
-        step = statistics.median(pending)
+        # tf.data keeps the last 100 gaps, newest last: compare the same steps on both sides.
         # Medians: the first gap holds the tracing of the train function (seconds).
+        gaps = gaps[-len(pending):]
+        step = statistics.median(pending)
         wait_per_step = max(0.0, step - statistics.median(gaps) / 1e6) if gaps else 0.0
         wait_per_step = min(wait_per_step, step)
         self.timelines.fit_wait(wait_per_step)
         for p in pending:
-            f.stats.add(p, min(p, wait_per_step), track=False)
+            f.stats.add(p, min(p, wait_per_step))
 
     def fit_pipeline(self) -> Pipeline | None:
         recs = [r for r in self.fit.iterators if r.ref() is not None]
@@ -366,18 +426,19 @@ class Session:
         return best
 
     def step_stats(self) -> tuple[StepStats, str]:
+        """The steps that count: fit's, else the custom loop that ran the most steps."""
         if self.fit.stats.steps:
             return self.fit.stats, "keras"
         loops = [r for r in self.iter_records if r.stats.steps]
         if not loops:
             return StepStats(), "none"
         rec = max(loops, key=lambda r: r.stats.steps)
-        # Same pipeline over several epochs: add them up.
+        # Same pipeline over several epochs: one segment per iterator.
         total = StepStats()
         for r in loops:
             if r.pipeline is rec.pipeline:
-                total.steps += r.stats.steps
-                total.total += r.stats.total
+                total.new_segment()
+                total.step += r.stats.step
                 total.wait += r.stats.wait
                 if r.stats.cpu0 is not None:
                     total.cpu0 = r.stats.cpu0 if total.cpu0 is None else min(total.cpu0, r.stats.cpu0)

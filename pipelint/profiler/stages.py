@@ -89,6 +89,7 @@ class Node:
     bytes_produced: int
     params: dict[str, float]
     inputs: list[int]
+    tunable: frozenset = frozenset()  # names of the params autotune sets
 
 
 def parse_proto(proto: Any) -> tuple[list[Node], dict[int, list[Node]], list[int]]:
@@ -97,7 +98,7 @@ def parse_proto(proto: Any) -> tuple[list[Node], dict[int, list[Node]], list[int
     for key, n in proto.nodes.items():
         nodes[key] = Node(int(n.id), n.name, int(n.num_elements), int(n.processing_time),
                           int(n.bytes_produced), {p.name: float(p.value) for p in n.parameters},
-                          list(n.inputs))
+                          list(n.inputs), frozenset(p.name for p in n.parameters if p.tunable))
     chain: list[Node] = []
     side: dict[int, list[Node]] = {}
     cur = nodes.get(proto.output)
@@ -147,6 +148,7 @@ class Stage:
     parallelism: float | None = None
     buffer_size: float | None = None
     fused_with: list[str] = field(default_factory=list)
+    autotuned: bool = False  # autotune chose the parallelism (else the user set it, or it is serial)
 
 
 def _accepts(op: str, kind: str) -> bool:
@@ -177,6 +179,7 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
         par = node.params.get("parallelism", node.params.get("cycle_length"))
         if par is not None:
             stage.parallelism = max(stage.parallelism or 0, par)
+            stage.autotuned = stage.autotuned or bool({"parallelism", "cycle_length"} & node.tunable)
         if "buffer_size" in node.params and stage.buffer_size is None:
             stage.buffer_size = node.params["buffer_size"]
 
@@ -201,6 +204,7 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
         if k is None:
             stage = Stage(Op(kind, label=f"{kind} (added by tf.data)"), kind)
             stage.op.extra["internal"] = True
+            stage.op.extra["added_by"] = "tf.data optimizer"
             absorb(stage, node, top=True)
             stages.append(stage)
             continue
@@ -256,7 +260,7 @@ def merge(runs: list[list[Stage]]) -> list[Stage]:
             m = merged.get(k)
             if m is None:
                 m = merged[k] = Stage(s.op, s.kind, list(s.nodes), 0, 0, 0, s.parallelism,
-                                      s.buffer_size, list(s.fused_with))
+                                      s.buffer_size, list(s.fused_with), s.autotuned)
                 order.append(k)
             m.elements += s.elements
             m.processing_ns += s.processing_ns

@@ -1,0 +1,178 @@
+"""Training jobs of known costs, the ground truth of `probe_accuracy.py` and of `pipelint profile --verify`.
+
+Usage: python benchmarks/probe_jobs.py JOB [STEPS]     (or under `pipelint profile`)
+
+Every cost is built in and known: a *waiting* stage sleeps (releases the GIL, uses no CPU), a
+*computing* stage spins on the clock for its time (holds the GIL, one core busy), the model's step
+sleeps inside the train function (a `numpy_function` layer) for MODEL_MS. The job also prints its
+own step time, measured from outside the probe (median of the steady steps), as
+`job-step-ms <value>`, so that the truth does not depend on the probe's own figures.
+
+| job | pipeline | designed costs |
+|---|---|---|
+| wait_map | range -> map(numpy_function: sleep) -> batch -> prefetch, fit | STAGE_MS per element |
+| busy_map | range -> map(numpy_function: spin) -> batch -> prefetch, fit | STAGE_MS per element |
+| pydataset | PyDataset(workers=1), `__getitem__` sleeps, fit | PYDATASET_MS per batch |
+| generator | from_generator (sleeps per element) -> batch -> prefetch, fit | GEN_MS per element |
+| model_bound | from_tensor_slices -> batch -> prefetch, fit | model only |
+| loop_wait_map | as wait_map, custom loop (the step sleeps MODEL_MS in Python) | STAGE_MS per element |
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+
+BATCH = 8
+FEATURES = 16
+MODEL_MS = 10.0
+STAGE_MS = 3.0       # wait_map, busy_map, loop_wait_map: per element (24 ms per batch of 8)
+PYDATASET_MS = 25.0  # per batch
+GEN_MS = 2.0         # per element (16 ms per batch of 8)
+MODEL_BOUND_MS = 20.0
+
+#: job -> (designed step ms, designed ms per element of the slow stage, designed ms per batch of it)
+TRUTH = {
+    "wait_map": (max(MODEL_MS, BATCH * STAGE_MS), STAGE_MS, BATCH * STAGE_MS),
+    "busy_map": (max(MODEL_MS, BATCH * STAGE_MS), STAGE_MS, BATCH * STAGE_MS),
+    "pydataset": (max(MODEL_MS, PYDATASET_MS), None, PYDATASET_MS),
+    "generator": (max(MODEL_MS, BATCH * GEN_MS), GEN_MS, BATCH * GEN_MS),
+    "model_bound": (MODEL_BOUND_MS, None, None),
+    "loop_wait_map": (max(MODEL_MS, BATCH * STAGE_MS), STAGE_MS, BATCH * STAGE_MS),
+}
+
+
+def sleep_ms(ms: float) -> None:
+    time.sleep(ms / 1000)
+
+
+def spin_ms(ms: float) -> None:
+    end = time.perf_counter() + ms / 1000
+    while time.perf_counter() < end:
+        pass
+
+
+def _features(i) -> np.ndarray:
+    return np.full(FEATURES, float(i) % 7, np.float32)
+
+
+def slow_map(cost):
+    import tensorflow as tf
+
+    def load(i):
+        cost(STAGE_MS)
+        return _features(i)
+
+    def parse(i):
+        x = tf.numpy_function(load, [i], tf.float32)
+        x.set_shape([FEATURES])
+        return x, tf.cast(i % 2, tf.float32)
+    return parse
+
+
+def model(step_ms: float):
+    import keras
+    import tensorflow as tf
+
+    class Sleep(keras.layers.Layer):
+        """Stands for the device work of a step: step_ms of wall time, no CPU."""
+
+        def call(self, x):
+            def nap(v):
+                sleep_ms(step_ms)
+                return v
+            y = tf.numpy_function(nap, [x], tf.float32)
+            y.set_shape(x.shape)
+            return y
+
+    m = keras.Sequential([keras.Input((FEATURES,)), Sleep(), keras.layers.Dense(1)])
+    m.compile(optimizer="sgd", loss="mse", jit_compile=False)
+    return m
+
+
+class StepClock:
+    """The job's own step timing (outside the probe): median of the steady steps."""
+
+    def __init__(self):
+        self.times: list[float] = []
+
+    def tick(self) -> None:
+        self.times.append(time.perf_counter())
+
+    def report(self, skip: int = 5) -> None:
+        d = [b - a for a, b in zip(self.times, self.times[1:])][skip:]
+        if d:
+            print(f"job-step-ms {1000 * statistics.median(d):.3f}", flush=True)
+
+
+def fit(m, data, steps: int, **kw) -> None:
+    import keras
+    clock = StepClock()
+
+    class Clock(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            clock.tick()
+    try:
+        m.fit(data, epochs=1, steps_per_epoch=steps, verbose=0, callbacks=[Clock()], **kw)
+    finally:
+        clock.report()
+
+
+def main(job: str, steps: int) -> None:
+    import tensorflow as tf
+    n = steps + 20  # a little more data than steps: the epoch never runs dry
+    if job in ("wait_map", "busy_map"):
+        cost = sleep_ms if job == "wait_map" else spin_ms
+        ds = tf.data.Dataset.range(n * BATCH).map(slow_map(cost)).batch(BATCH).prefetch(tf.data.AUTOTUNE)
+        fit(model(MODEL_MS), ds, steps)
+    elif job == "loop_wait_map":
+        ds = tf.data.Dataset.range(n * BATCH).map(slow_map(sleep_ms)).batch(BATCH).prefetch(tf.data.AUTOTUNE)
+        clock = StepClock()
+        try:
+            for i, _batch in enumerate(ds):
+                clock.tick()
+                if i == steps:
+                    break
+                sleep_ms(MODEL_MS)
+        finally:
+            clock.report()
+    elif job == "pydataset":
+        import keras
+
+        class Batches(keras.utils.PyDataset):
+            def __init__(self, count, **kwargs):
+                super().__init__(**kwargs)
+                self.count = count
+
+            def __len__(self):
+                return self.count
+
+            def __getitem__(self, idx):
+                sleep_ms(PYDATASET_MS)
+                x = np.full((BATCH, FEATURES), float(idx % 7), np.float32)
+                return x, np.zeros((BATCH, 1), np.float32)
+        fit(model(MODEL_MS), Batches(n), steps)
+    elif job == "generator":
+        def examples():
+            for i in range(n * BATCH):
+                sleep_ms(GEN_MS)
+                yield _features(i), np.float32(i % 2)
+        ds = tf.data.Dataset.from_generator(
+            examples, output_signature=(tf.TensorSpec((FEATURES,), tf.float32), tf.TensorSpec((), tf.float32)),
+        ).batch(BATCH).prefetch(tf.data.AUTOTUNE)
+        fit(model(MODEL_MS), ds, steps)
+    elif job == "model_bound":
+        x = np.random.default_rng(0).random((n * 32, FEATURES), dtype=np.float32)
+        ds = tf.data.Dataset.from_tensor_slices((x, x[:, :1])).batch(32).prefetch(tf.data.AUTOTUNE)
+        fit(model(MODEL_BOUND_MS), ds, steps)
+    else:
+        raise SystemExit(f"unknown job {job!r}; one of: {', '.join(TRUTH)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100)
