@@ -1,6 +1,7 @@
 """`pipelint profile SCRIPT [ARGS...]`. Importing this module must not import TensorFlow."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -24,18 +25,34 @@ import click
 @click.option("--logdir", "log_dir", type=click.Path(file_okay=False),
               help="Write per-step scalars and the report for TensorBoard: into the run of the script's"
                    " Keras TensorBoard callback when it has one, else into DIR/train.")
+@click.option("--verify", is_flag=True,
+              help="Measure each suggestion: run the job as-is and with each fix, fresh processes,"
+                   " alternating rounds; report measured vs predicted speedup.")
+@click.option("--verify-steps", default=60, show_default=True, type=click.IntRange(10),
+              help="Steps per verification run (the job stops there).")
+@click.option("--verify-rounds", default=3, show_default=True, type=click.IntRange(1),
+              help="Rounds of runs (baseline and each fix once per round).")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="With --verify: also run fixes that change what the pipeline yields.")
+@click.option("--max-steps", type=click.IntRange(1), hidden=True)
+@click.option("--apply", "apply_json", hidden=True)
+@click.option("--quiet", is_flag=True, hidden=True)
 @click.argument("script", type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, xprof_dir, log_dir,
-                    script, args):
+def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, xprof_dir, log_dir, verify,
+                    verify_steps, verify_rounds, unsafe_fixes, max_steps, apply_json, quiet, script, args):
     """Run SCRIPT with ARGS under the input-pipeline probe and report where step time goes."""
+    if verify:
+        _verify(script, list(args), json_path, html_path, verify_steps, verify_rounds, unsafe_fixes)
+        return
     from pipelint.profiler.runner import ScriptNotFound, TensorFlowMissing, profile_script
 
     try:
         outcome = profile_script(script, list(args), json_path=json_path, html_path=html_path,
                                  sample_every=sample_every, warn_every=warn_every,
                                  live_warnings=not no_live_warnings, xprof_dir=xprof_dir,
-                                 log_dir=log_dir)
+                                 log_dir=log_dir, max_steps=max_steps,
+                                 fixes=json.loads(apply_json) if apply_json else None, quiet=quiet)
     except ScriptNotFound:
         click.echo(f"pipelint profile: no such script: {script}", err=True)
         sys.exit(2)
@@ -47,6 +64,26 @@ def profile_command(json_path, html_path, sample_every, warn_every, no_live_warn
     # TF can hang at interpreter exit while an iterator over a py_function map is alive, and the
     # script may have left such iterators behind: leave without running finalizers.
     os._exit(outcome.exit_code)
+
+
+def _verify(script, args, json_path, html_path, steps, rounds, unsafe_fixes) -> None:
+    """Runs in this process without TensorFlow: every job run is a child process."""
+    from pipelint.profiler.report import emit
+    from pipelint.profiler.verify import verify
+
+    if not os.path.isfile(script):
+        click.echo(f"pipelint profile: no such script: {script}", err=True)
+        sys.exit(2)
+    quiet = not sys.stderr.isatty()
+
+    def progress(msg: str) -> None:
+        if not quiet:
+            click.echo(f"pipelint verify: {msg}", err=True)
+    report, section = verify(script, args, steps=steps, rounds=rounds, unsafe_fixes=unsafe_fixes,
+                             progress=progress)
+    report["verification"] = section
+    emit(report, out=sys.stderr, json_path=json_path, html_path=html_path)
+    sys.exit(2 if section.get("error") else 0)
 
 
 def main() -> None:  # `python -m pipelint.profiler`

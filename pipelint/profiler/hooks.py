@@ -152,13 +152,16 @@ def _patch_tf(session: Session) -> None:
     for fname in ("numpy_function", "py_function"):
         orig = getattr(tf, fname, None)
         if orig is not None:
-            patch(session, tf, fname, _timed_pyfunc(orig))
+            # AutoGraph must call the wrapper as-is, as it calls TF's own function.
+            patch(session, tf, fname, tf.autograph.experimental.do_not_convert(_timed_pyfunc(orig)))
 
     owned = iterator_ops.OwnedIterator
     timed_cls = _timed_iterator_class(owned)
     orig_iter = DatasetV2.__dict__["__iter__"]
 
     def __iter__(ds):  # noqa: N807 - the dunder we patch
+        if session.fixes and not session.disabled and not getattr(_tls, "depth", 0):
+            ds = _fixed_dataset(session, ds)
         it = orig_iter(ds)
         if type(it) is owned and not session.disabled:
             try:
@@ -190,7 +193,16 @@ class PyTimer:
         self.cpu += cpu
 
 
-def _timed_call(func: Callable, timer: PyTimer) -> Callable:
+def _timed_call(func: Callable, timer: PyTimer, free: bool = False) -> Callable:
+    if free:  # a bound measurement: the stage costs (almost) nothing, its first result repeats
+        first: list = []
+
+        def once(*args, **kwargs):
+            if not first:
+                first.append(func(*args, **kwargs))
+            return first[0]
+        return once
+
     def timed(*args, **kwargs):
         t0, c0 = time.perf_counter(), time.thread_time()
         try:
@@ -210,10 +222,11 @@ def _timed_pyfunc(orig: Callable) -> Callable:
         if timers is None or session is None or session.disabled:
             return orig(*args, **kwargs)
         timer = PyTimer()
+        free = getattr(_tls, "free", False)
         if args and callable(args[0]):
-            args = (_timed_call(args[0], timer), *args[1:])
+            args = (_timed_call(args[0], timer, free), *args[1:])
         elif callable(kwargs.get("func")):
-            kwargs["func"] = _timed_call(kwargs["func"], timer)
+            kwargs["func"] = _timed_call(kwargs["func"], timer, free)
         else:
             return orig(*args, **kwargs)
         timers.append(timer)
@@ -224,10 +237,13 @@ def _timed_pyfunc(orig: Callable) -> Callable:
     return wrapper
 
 
-def _timed_generator(factory: Callable, timer: PyTimer) -> Callable:
+def _timed_generator(factory: Callable, timer: PyTimer, free: bool = False) -> Callable:
     """from_generator's callable, with each next() of the generator timed (same elements)."""
     def make(*args):
         it = iter(factory(*args))
+        if free:  # a bound measurement: the first element, again and again, at no cost
+            first = next(it)
+            return iter(lambda: first, object())
 
         def timed():
             while True:
@@ -243,6 +259,25 @@ def _timed_generator(factory: Callable, timer: PyTimer) -> Callable:
     return make
 
 
+def _fixed_dataset(session: Session, ds: Any) -> Any:
+    """Verification runs: the dataset as the fix would have it (same elements unless `free_input`)."""
+    import tensorflow as tf
+    fixes = session.fixes
+    _tls.depth = 1  # what we add here is not the user's
+    try:
+        if fixes.get("free_input"):  # a bound measurement: the first element, repeated at no cost
+            ds = ds.take(1).cache().repeat()
+        if fixes.get("prefetch"):
+            ds = ds.prefetch(tf.data.AUTOTUNE)
+        if fixes.get("threadpool_size"):
+            opts = tf.data.Options()
+            opts.threading.private_threadpool_size = int(fixes["threadpool_size"])
+            ds = ds.with_options(opts)
+        return ds
+    finally:
+        _tls.depth = 0
+
+
 def _fn_name(fn: Any) -> str | None:
     return getattr(fn, "__name__", None) or getattr(type(fn), "__name__", None)
 
@@ -255,20 +290,25 @@ def _recording_wrapper(func: Callable, name: str) -> Callable:
         _tls.depth = 1
         timers: list[PyTimer] = []
         _tls.timers = timers  # py_function/numpy_function hooks traced inside this call add theirs
+        _tls.free = False
+        site = caller_site() if session.fixes else None
         try:
+            if site is not None:
+                args, kwargs = _fixed_call(session, name, site, args, kwargs)
             if name == "from_generator" and args:
                 timer = PyTimer()
                 timers.append(timer)
-                args = (_timed_generator(args[0], timer), *args[1:])
+                args = (_timed_generator(args[0], timer, free=_tls.free), *args[1:])
             result = func(*args, **kwargs)
         finally:
             _tls.depth = 0
             _tls.timers = None
+            _tls.free = False
         try:
             extra = _call_facts(name, args, kwargs)
             if timers:
                 extra["py_timers"] = timers
-            path, line, via = caller_site()
+            path, line, via = site or caller_site()
             if via:
                 extra["added_by"] = f"Keras {via}"
             session.record(result, name, (path, line), extra)
@@ -280,6 +320,25 @@ def _recording_wrapper(func: Callable, name: str) -> Callable:
     wrapper.__doc__ = getattr(func, "__doc__", None)
     wrapper.__wrapped__ = func
     return wrapper
+
+
+def _same_site(spec: dict | None, site: tuple) -> bool:
+    return bool(spec) and spec.get("line") == site[1] and spec.get("path") is not None \
+        and site[0] is not None and os.path.samefile(spec["path"], site[0])
+
+
+def _fixed_call(session: Session, name: str, site: tuple, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Verification runs: change the call at the fix's source line (`Session.fixes`)."""
+    fixes = session.fixes
+    if name == "map" and _same_site(fixes.get("map_parallelism"), site):
+        n = fixes["map_parallelism"]["num_parallel_calls"]
+        if len(args) > 2:  # map(self, fn, num_parallel_calls, ...)
+            args = (*args[:2], n, *args[3:])
+        else:
+            kwargs = {**kwargs, "num_parallel_calls": n}
+    if name in ("map", "from_generator") and _same_site(fixes.get("free_stage"), site):
+        _tls.free = True  # the stage's Python code runs once; its first result is repeated
+    return args, kwargs
 
 
 def _recording_init(init: Callable, cname: str) -> Callable:

@@ -267,7 +267,9 @@ def _suggestion_head(s: dict) -> str:
 
 
 def render_verification(v: dict) -> list[str]:
-    lines = [f"\n  verification: {v['rounds']} rounds x {len(v['runs'])} runs of {v['steps']} steps,"
+    if v.get("error"):
+        return [f"\n  verification: {v['error']}"]
+    lines = [f"\n  verification: {v['rounds']} rounds x {len(v['candidates']) + 1} runs of {v['steps']} steps,"
              f" fresh process each; baseline median {_fmt(v['baseline_step_ms'], '.2f')} ms/step"]
     for c in v["candidates"]:
         meas = c.get("measured_speedup")

@@ -48,7 +48,8 @@ def _print_user_traceback(exc: BaseException) -> None:
 def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_path: str | None = None,
                    html_path: str | None = None, out: TextIO | None = None, sample_every: int = 50,
                    warn_every: int = 500, live_warnings: bool = True, quiet: bool = False,
-                   xprof_dir: str | None = None, log_dir: str | None = None) -> Outcome:
+                   xprof_dir: str | None = None, log_dir: str | None = None, max_steps: int | None = None,
+                   fixes: dict | None = None) -> Outcome:
     """Run `script` with `args` under the probe. Never calls sys.exit; the caller decides.
 
     With `xprof_dir`, the run is also traced with `tf.profiler.experimental.start(xprof_dir)`, with
@@ -63,11 +64,12 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         raise TensorFlowMissing(str(exc)) from exc
     from pipelint.profiler.install import install, uninstall
     from pipelint.profiler.report import build_report, emit
-    from pipelint.profiler.session import Session
+    from pipelint.profiler.session import Session, StepLimitReached
     from pipelint.profiler.xprof import Capture
 
     out = out or sys.stderr
-    session = Session(sample_every=sample_every, warn_every=warn_every, live_warnings=live_warnings)
+    session = Session(sample_every=sample_every, warn_every=warn_every, live_warnings=live_warnings,
+                      max_steps=max_steps, fixes=fixes)
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
@@ -83,6 +85,8 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
         code = _exit_code(exc)
+    except StepLimitReached:
+        code = 0  # a bounded run (--verify) ended where it was asked to
     except KeyboardInterrupt:
         print("KeyboardInterrupt", file=sys.stderr)
         code = 130

@@ -147,6 +147,9 @@ class IterRecord:
                 self.stats.wait.append(t1 - t0)
                 if s.fit.depth == 0:
                     s.loop_stats_changed(self)
+                    if s.max_steps and len(self.stats.step) >= s.max_steps:
+                        s.finish()
+                        raise StepLimitReached(s.max_steps)
             elif self.ticks == self.WARMUP:
                 self.stats.track(t1)
             if s.fit.depth == 0:
@@ -170,11 +173,24 @@ class FitState:
     steps: int = 0
 
 
+class StepLimitReached(BaseException):
+    """Raised on the training thread after `max_steps` steps (a bounded `--verify` run).
+
+    A BaseException, like KeyboardInterrupt, so that the script's `except Exception` lets it pass.
+    """
+
+
 class Session:
-    """State of one probe session. Fed by `hooks` and `callback`; read by `report`."""
+    """State of one probe session. Fed by `hooks` and `callback`; read by `report`.
+
+    `max_steps`: stop the job (StepLimitReached) after that many training steps. `fixes`: settings
+    the hooks apply at run time (`verify.FIX_KEYS`), for verification runs only.
+    """
 
     def __init__(self, *, sample_every: int = 50, warn_every: int = 500, live_warnings: bool = True,
-                 record_sources: bool = True):
+                 record_sources: bool = True, max_steps: int | None = None, fixes: dict | None = None):
+        self.max_steps = max_steps
+        self.fixes = dict(fixes or {})
         self.sample_every = sample_every
         self.warn_every = warn_every
         self.live_warnings = live_warnings
@@ -372,6 +388,10 @@ class Session:
             self.maybe_warn(f.stats, f.steps, self.fit_pipeline())
         elif early_sample(f.steps, self.sample_every):
             self._read_fit_gaps()  # so that an interrupted fit still has stages and gaps
+        if self.max_steps and f.steps >= self.max_steps:
+            f.stats.track(now)
+            self.finish()
+            raise StepLimitReached(self.max_steps)
 
     def fit_flush(self) -> None:
         """Split the pending steps into input wait and work, using tf.data's gap times.

@@ -1,0 +1,184 @@
+"""`pipelint profile --verify`: measure each suggestion's speedup on the user's own job.
+
+One bounded profiling run gives the suggestions. Then, for `rounds` rounds, the job runs as-is
+(baseline) and once per candidate, each in a fresh process, in an order that rotates every round
+so that no variant always runs first or last. Speedup per round = baseline median step / the
+variant's median step; the result is the median over rounds with its range.
+
+Fixes are applied by the probe at run time (never to the user's files), from `Session.fixes`:
+- `map_parallelism {path, line, num_parallel_calls}`: the `map` called at that line;
+- `threadpool_size N`: `tf.data.Options().threading.private_threadpool_size` on iterated datasets;
+- `prefetch true`: a trailing `prefetch(tf.data.AUTOTUNE)`;
+- `pydataset_workers {class, workers, use_multiprocessing}`: the PyDataset's settings;
+- `free_stage {path, line}` or `{class}` and `free_input true`: *bound measurements*, not fixes: the
+  stage (or the whole input) runs once and its first result repeats, so the run shows the step if
+  that stage cost nothing. Their data differ from the job's; the run is thrown away.
+A fix that changes what the pipeline yields runs only with `unsafe_fixes`.
+This module does not import TensorFlow: each run is a child `python -m pipelint.profiler`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from typing import Any, Callable
+
+FIX_KEYS = ("map_parallelism", "threadpool_size", "prefetch", "pydataset_workers", "free_stage", "free_input")
+#: A measured speedup within this relative distance of the prediction confirms it.
+TOLERANCE = 0.30
+#: Below this a fix did nothing measurable.
+NO_GAIN = 1.05
+#: At most this many suggestions are verified (each adds `rounds` runs).
+MAX_CANDIDATES = 3
+
+
+def run_child(script: str, args: list[str], steps: int, fixes: dict | None, workdir: str, tag: str,
+              timeout: float) -> dict[str, Any]:
+    """One bounded run of the job under the probe in a fresh process; its report (or an error)."""
+    report = os.path.join(workdir, f"{tag}.json")
+    log = os.path.join(workdir, f"{tag}.log")
+    cmd = [sys.executable, "-m", "pipelint.profiler", "--report", report, "--no-live-warnings",
+           "--quiet", "--max-steps", str(steps)]
+    if fixes:
+        cmd += ["--apply", json.dumps(fixes)]
+    cmd += [script, *args]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
+    try:
+        with open(log, "w") as f:
+            proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s"}
+    if not os.path.exists(report):
+        with open(log) as f:
+            tail = f.read()[-300:].strip().splitlines()
+        return {"error": f"exit {proc.returncode}, no report" + (f": {tail[-1]}" if tail else "")}
+    with open(report) as f:
+        r = json.load(f)
+    if proc.returncode != 0:
+        r["error"] = f"exit {proc.returncode}"
+    return r
+
+
+def candidates(report: dict[str, Any], unsafe_fixes: bool) -> tuple[list[dict], list[str]]:
+    """(what to run, what cannot be run and why) from the first run's report."""
+    out: list[dict] = []
+    skipped: list[str] = []
+    for s in report.get("suggestions", []):
+        label = f"{s['code'] or 'advice'} {s['action']} ({s['stage']})"
+        if s.get("fix"):
+            if not s.get("safe", True) and not unsafe_fixes:
+                skipped.append(f"{label}: changes what the pipeline yields; run with --unsafe-fixes")
+                continue
+            out.append({"label": label, "fixes": s["fix"], "suggestion": s, "kind": "fix"})
+        elif s.get("speedup_basis") == "upper-bound" and s.get("source"):
+            stage = next((st for st in report.get("stages", []) if st["source"] == s["source"]), None)
+            free = {"path": s["source"]["path"], "line": s["source"]["line"]}
+            name = (stage or {}).get("name", "")
+            if name.startswith("PyDataset "):
+                free = {"class": name.split()[1].split(".")[0]}
+            skipped.append(f"{label}: a code rewrite pipelint cannot make; its bound is measured instead")
+            out.append({"label": f"bound: {s['stage']} costs nothing", "fixes": {"free_stage": free},
+                        "suggestion": s, "kind": "bound"})
+        else:
+            skipped.append(f"{label}: no run-time setting applies it")
+    # One bound per stage is enough; keep the order (best first).
+    seen: set[str] = set()
+    uniq = []
+    for c in out:
+        key = json.dumps(c["fixes"], sort_keys=True)
+        if key not in seen:
+            seen.add(key)
+            uniq.append(c)
+    out = uniq[:MAX_CANDIDATES]
+    if not out and report.get("steps"):
+        # No suggestion (model-bound, balanced): check the verdict with input at no cost.
+        step, wait = report.get("step_time_ms") or 0.0, report.get("input_wait_ms") or 0.0
+        pred = step / max(step - wait, 1e-9) if step else None
+        out.append({"label": "bound: input costs nothing", "fixes": {"free_input": True}, "kind": "bound",
+                    "suggestion": {"expected_speedup": round(pred, 2) if pred else None,
+                                   "speedup_basis": "upper-bound"}})
+    return out, skipped
+
+
+def judge(measured: float | None, predicted: float | None, basis: str | None) -> str:
+    if measured is None:
+        return "not measured"
+    if predicted is None:
+        return "measured (no prediction)"
+    close = abs(measured - predicted) / predicted <= TOLERANCE
+    if basis == "upper-bound":
+        return "bound confirmed" if close else "bound off the prediction"
+    if measured < NO_GAIN:
+        return "refuted: no measurable gain"
+    return "confirmed" if close else "gain, but off the prediction by more than 30%"
+
+
+def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, unsafe_fixes: bool = False,
+           timeout: float = 600.0, progress: Callable[[str], None] | None = None,
+           first_report: dict | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Returns (the first run's report, the `verification` section)."""
+    say = progress or (lambda _msg: None)
+    with tempfile.TemporaryDirectory(prefix="pipelint-verify-") as tmp:
+        say("profiling run")
+        first = first_report or run_child(script, args, steps, None, tmp, "profile", timeout)
+        if first.get("error") and not first.get("steps"):
+            return first, {"error": f"the profiling run failed: {first['error']}", "steps": steps,
+                           "rounds": 0, "runs": [], "candidates": [], "not_verified": [], "top": None,
+                           "baseline_step_ms": None}
+        cands, skipped = candidates(first, unsafe_fixes)
+        variants = [{"label": "baseline", "fixes": None}] + cands
+        times: dict[int, list[float | None]] = {i: [] for i in range(len(variants))}
+        errors: dict[int, str] = {}
+        runs = []
+        for r in range(rounds):
+            order = list(range(len(variants)))
+            k = r % len(order)
+            order = order[k:] + order[:k]  # rotate: no variant always first or last
+            for i in order:
+                say(f"round {r + 1}/{rounds}: {variants[i]['label']}")
+                rep = run_child(script, args, steps, variants[i]["fixes"], tmp, f"r{r}v{i}", timeout)
+                t = rep.get("step_time_ms") if rep.get("steps") else None
+                if t is None:
+                    errors[i] = rep.get("error") or "no steps measured"
+                times[i].append(t)
+                runs.append({"round": r + 1, "variant": variants[i]["label"], "step_time_ms": t,
+                             "steps": rep.get("steps"), "error": rep.get("error")})
+    base = times[0]
+    out_cands = []
+    for i, c in enumerate(cands, start=1):
+        ratios = [b / v for b, v in zip(base, times[i]) if b and v]
+        s = c["suggestion"]
+        measured = statistics.median(ratios) if ratios else None
+        entry = {"label": c["label"], "kind": c["kind"], "fixes": c["fixes"], "code": s.get("code"),
+                 "action": s.get("action"), "expected_speedup": s.get("expected_speedup"),
+                 "speedup_basis": s.get("speedup_basis"),
+                 "measured_speedup": round(measured, 3) if measured else None,
+                 "measured_min": round(min(ratios), 3) if ratios else None,
+                 "measured_max": round(max(ratios), 3) if ratios else None,
+                 "step_time_ms": [round(t, 3) if t else None for t in times[i]],
+                 "error": errors.get(i)}
+        entry["status"] = judge(measured, s.get("expected_speedup"), s.get("speedup_basis"))
+        out_cands.append(entry)
+    top = None
+    sugg = first.get("suggestions") or []
+    if sugg:
+        top_s = sugg[0]
+        match = next((c for c, src in zip(out_cands, cands) if src["suggestion"] is top_s), None)
+        top = {"label": match["label"], "status": match["status"]} if match else \
+            {"label": f"{top_s.get('code')} {top_s.get('action')}", "status": "not verifiable"}
+    elif out_cands:
+        c = out_cands[0]
+        ok = c["measured_speedup"] is not None and c["measured_speedup"] < NO_GAIN
+        top = {"label": "no suggestion (" + (first.get("verdict") or "?") + ")",
+               "status": "confirmed: input at no cost does not speed the step up" if ok
+               else "refuted: the step is faster when input costs nothing"}
+    return first, {
+        "steps": steps, "rounds": rounds, "unsafe_fixes": unsafe_fixes,
+        "baseline_step_ms": round(statistics.median([t for t in base if t]), 3) if any(base) else None,
+        "baseline_step_times_ms": [round(t, 3) if t else None for t in base],
+        "runs": runs, "candidates": out_cands, "not_verified": skipped, "top": top,
+        "tolerance": TOLERANCE,
+    }
