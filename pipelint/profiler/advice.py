@@ -214,14 +214,16 @@ def _threads_for(per_item_ms: float, budget_ms: float) -> int:
     """Threads so that per_item_ms of waiting, spread over them, fits in budget_ms per item."""
     if budget_ms <= 0:
         return MAX_THREADS
-    return int(min(MAX_THREADS, max(2, math.ceil(1.25 * per_item_ms / budget_ms))))
+    # Twice what the mean needs: waiting threads cost no core, and they absorb jitter in the waits.
+    return int(min(MAX_THREADS, max(2, math.ceil(2.0 * per_item_ms / budget_ms))))
 
 
 def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_used: float | None,
-            cpus: int | None = None, mem: int | None = None) -> list[dict]:
+            cpus: int | None = None, mem: int | None = None, names: bool = True) -> list[dict]:
     """Suggestions, best first. Each: code, name, action, message, source, stage, expected_speedup,
     speedup_basis ("model": what the action should give; "upper-bound": the step if the stage cost
-    nothing), verifiable (the probe can apply it at run time), safe (same elements), fix."""
+    nothing), verifiable (the probe can apply it at run time), safe (same elements), fix.
+    `names=False` leaves `name` out (the live warning on the training thread needs only codes)."""
     cpus = cpus or available_cpus()
     figs = figures(stages, cpus)
     out: list[dict] = []
@@ -237,7 +239,8 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
         if speedup is not None and speedup < MIN_SPEEDUP:
             return
         out.append({
-            "code": code, "name": rule_name(code) if code else None, "action": action, "message": message,
+            "code": code, "name": rule_name(code) if code and names else None, "action": action,
+            "message": message,
             "source": {"path": op.path, "line": op.line} if op is not None and op.path else None,
             "stage": op.name if op is not None else None,
             "expected_speedup": round(speedup, 2) if speedup is not None else None,
@@ -337,11 +340,13 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
     # Input-bound with every core busy and nothing else to do: this host is spent.
     if sit is not None and not out and sit.wait_ms >= INPUT_BOUND * sit.step_ms and free_cores < 0.5:
         b = bottleneck(figs)
+        # TF ops keep a core busy while they run: their work per batch is CPU this host gets back.
+        pipeline_cpu = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
         if b is not None:
             add(None, "data-service", b, f"the pipeline waits on {b.stage.op.name} at {where(b.stage.op)} and"
                 f" all {cpus} cores are busy ({busy:.1f} used): this host cannot prepare input faster. Move"
                 " preprocessing to tf.data service workers on other machines; the figure is the step if"
-                " input cost nothing", sit.speedup(sit.pipe_ms), basis="upper-bound")
+                " input cost nothing", sit.speedup(sit.pipe_ms, cpu_saved_ms=pipeline_cpu), basis="upper-bound")
 
     mem = mem if mem is not None else mem_available()
     for note in memory_notes(figs, mem):
@@ -420,12 +425,12 @@ def live_hint(session, pipe) -> str:
         recent = stats.step[-100:]
         step_ms = 1000 * sum(recent) / len(recent)
         wait_ms = 1000 * sum(stats.wait[-100:]) / len(recent)
-    sugg = suggest(stages, step_ms, wait_ms, stats.cpu_cores_used() if stats else None)
+    sugg = suggest(stages, step_ms, wait_ms, stats.cpu_cores_used() if stats else None, names=False)
     if sugg:
         top = sugg[0]
         short = {"PL101": "is serial", "PL106": "calls Python (py_function)",
                  "PL107": "is a Python generator", "PL407": "has no workers",
-                 "PL103": "has no prefetch"}.get(top["code"], top["name"] or top["action"])
+                 "PL103": "has no prefetch"}.get(top["code"], top["action"])
         src = top["source"]
         at = f" at {os.path.basename(src['path'])}:{src['line']}" if src else ""
         return f"{top['stage']}{at} {short} ({top['code'] or top['action']})"

@@ -1,0 +1,120 @@
+"""Probe accuracy: each reported figure against ground truth, on jobs of known costs (probe_jobs.py).
+
+Usage: python benchmarks/probe_accuracy.py [--rounds 3] [--steps 60] [--jobs wait_map,busy_map,...]
+
+Each run is a fresh `python -m pipelint.profiler --max-steps N benchmarks/probe_jobs.py JOB` process;
+rounds alternate the job order. Ground truth per figure:
+- step time: the job's own clock (median steady step, measured by the job outside the probe);
+- stage Python time per call: the designed cost (a sleep or a spin of known ms);
+- stage time per batch: the job's own step time where the stage sets the pace (a serial stage
+  behind a prefetch, input-bound), i.e. what one batch of that stage really costs the job;
+- input wait: the job's step minus the step of the same job with input at no cost (a run with
+  `free_input`: the first batch repeated), both from the job's own clock;
+- verdict: input-bound for every job but model_bound.
+Prints a Markdown table: median of the probe's figure over rounds, median truth, relative error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from probe_jobs import BATCH, GEN_MS, PYDATASET_MS, STAGE_MS  # noqa: E402
+
+#: job -> (slow stage's designed Python ms per call, expected verdict)
+JOBS = {
+    "wait_map": (STAGE_MS, "input-bound"),
+    "busy_map": (STAGE_MS, "input-bound"),
+    "pydataset": (PYDATASET_MS, "input-bound"),
+    "generator": (GEN_MS, "input-bound"),
+    "model_bound": (None, "model-bound"),
+    "loop_wait_map": (STAGE_MS, "input-bound"),
+}
+
+
+def run(job: str, steps: int, tmp: str, tag: str, fixes: dict | None = None) -> tuple[dict, float | None]:
+    rj = os.path.join(tmp, f"{tag}.json")
+    cmd = [sys.executable, "-m", "pipelint.profiler", "--report", rj, "--quiet", "--no-live-warnings",
+           "--max-steps", str(steps)]
+    if fixes:
+        cmd += ["--apply", json.dumps(fixes)]
+    cmd += [os.path.join(HERE, "probe_jobs.py"), job, str(steps + 30)]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    job_ms = None
+    for line in proc.stdout.splitlines():
+        if line.startswith("job-step-ms "):
+            job_ms = float(line.split()[1])
+    with open(rj) as f:
+        return json.load(f), job_ms
+
+
+def slow_stage(r: dict) -> dict | None:
+    cands = [s for s in r["stages"] if s.get("python")]
+    return max(cands, key=lambda s: s["time_per_batch_ms"]) if cands else None
+
+
+def err(p, t):
+    return abs(p - t) / t if p is not None and t else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--jobs", default=",".join(JOBS))
+    a = ap.parse_args()
+    jobs = a.jobs.split(",")
+    got: dict[str, dict[str, list]] = {j: {} for j in jobs}
+
+    def put(job, key, probe, truth):
+        got[job].setdefault(key, []).append((probe, truth))
+    with tempfile.TemporaryDirectory() as tmp:
+        for rnd in range(a.rounds):
+            order = jobs[rnd % len(jobs):] + jobs[:rnd % len(jobs)]
+            for job in order:
+                print(f"round {rnd + 1}: {job}", file=sys.stderr, flush=True)
+                r, job_ms = run(job, a.steps, tmp, f"{job}{rnd}")
+                put(job, "step time (ms)", r["step_time_ms"], job_ms)
+                put(job, "verdict", r["verdict"], JOBS[job][1])
+                st = slow_stage(r)
+                designed = JOBS[job][0]
+                if st and designed:
+                    put(job, "stage Python time per call (ms)", st["python"]["wall_ms_per_call"], designed)
+                    put(job, "stage time per batch (ms)", st["time_per_batch_ms"], job_ms)
+                    put(job, "stage work (waits/computes)", st["work"], "computes" if job == "busy_map" else "waits")
+                if JOBS[job][1] == "input-bound":
+                    _, free_ms = run(job, a.steps, tmp, f"{job}{rnd}free", {"free_input": True})
+                    if job_ms and free_ms:
+                        put(job, "input wait (ms)", r["input_wait_ms"], max(0.0, job_ms - free_ms))
+                else:
+                    put(job, "input wait (ms)", r["input_wait_ms"], 0.0)
+    load = os.getloadavg()
+    print(f"\n{a.rounds} rounds x {a.steps} steps per run; load average at the end {load[0]:.1f}"
+          f" on {os.cpu_count()} CPUs\n")
+    print("| job | figure | probe (median) | truth (median) | error |")
+    print("|---|---|---|---|---|")
+    for job in jobs:
+        for key, pairs in got[job].items():
+            probes = [p for p, _ in pairs if p is not None]
+            truths = [t for _, t in pairs if t is not None]
+            if not probes or not truths:
+                continue
+            if isinstance(probes[0], str):
+                ok = sum(p == t for p, t in pairs)
+                print(f"| {job} | {key} | {statistics.mode(probes)} | {truths[0]} | {ok}/{len(pairs)} right |")
+                continue
+            p, t = statistics.median(probes), statistics.median(truths)
+            e = err(p, t)
+            es = f"{100 * e:.0f}%" if e is not None else ("abs " + f"{abs(p - t):.2f} ms")
+            print(f"| {job} | {key} | {p:.2f} | {t:.2f} | {es} |")
+
+
+if __name__ == "__main__":
+    main()
