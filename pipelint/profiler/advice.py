@@ -342,7 +342,7 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
         b = bottleneck(figs)
         # TF ops keep a core busy while they run: their work per batch is CPU this host gets back.
         pipeline_cpu = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
-        if b is not None:
+        if b is not None and b.work == "tf-ops":  # tf.data service workers cannot run Python
             add(None, "data-service", b, f"the pipeline waits on {b.stage.op.name} at {where(b.stage.op)} and"
                 f" all {cpus} cores are busy ({busy:.1f} used): this host cannot prepare input faster. Move"
                 " preprocessing to tf.data service workers on other machines; the figure is the step if"

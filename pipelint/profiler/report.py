@@ -198,7 +198,7 @@ def render_text(r: dict[str, Any]) -> str:
         lines.append("  verdict: unknown (no training steps were measured)")
     if r["stages"]:
         header = ("stage", "source", "elements", "ms/elem", "ms/batch", "parallel", "work", "buffer", "share")
-        rows = [(s["name"][:48], _short(s["source"]), str(s["elements"]), _fmt(s["time_per_element_ms"], ".3f"),
+        rows = [(s["name"][:60], _short(s["source"]), str(s["elements"]), _fmt(s["time_per_element_ms"], ".3f"),
                  _fmt(s["time_per_batch_ms"], ".3f"), _parallel(s), _work(s), _fmt(s["buffer_size"]),
                  f"{100 * s['share']:.0f}%") for s in r["stages"]]
         widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]

@@ -400,6 +400,8 @@ class Session:
         wait directly: input wait per step = step time - the consumer's gap between two GetNext.
         """
         f = self.fit
+        if f.pending and f.stats.cpu0 is not None:
+            f.stats.track()
         pending, f.pending = f.pending, []
         gaps = self._read_fit_gaps() or f.gaps  # the iterator may be gone (interrupted fit)
         if not pending:

@@ -160,12 +160,54 @@ def _accepts(op: str, kind: str) -> bool:
     return kind in accepted or kind.split("+")[0] in accepted
 
 
+def _plan(ops: list[Op], chain: list[Node]) -> list[tuple]:
+    """The alignment with the most matched nodes (a small dynamic programme over ops x nodes).
+
+    Steps: ("node", j, i) node j is op i; ("fused", j, outer i, inner k) a fused node is two
+    consecutive ops; ("claim", j, i) op i owns node j and every node below it; ("extra", j) node j
+    has no op (tf.data added it). Ops without a node (removed no-ops) are skipped. A greedy match
+    can give an injected Prefetch the user's (or a Keras helper's) prefetch and shift every stage
+    below it by one; maximizing the matches does not.
+    """
+    n_ops, n_nodes = len(ops), len(chain)
+    kinds = [node_kind(n.name) for n in chain]
+    memo: dict[tuple[int, int], tuple[int, tuple]] = {}
+
+    def best(i: int, j: int) -> tuple[int, tuple]:
+        if j == n_nodes:
+            return 0, ()
+        if (i, j) in memo:
+            return memo[(i, j)]
+        kind = kinds[j]
+        score, rest = best(i, j + 1)
+        choice = (score, (("extra", j),) + rest)
+        if i < n_ops:
+            score, rest = best(i + 1, j)
+            if score > choice[0]:
+                choice = (score, rest)
+            if ops[i].op in CLAIMS_SUBTREE and _accepts(ops[i].op, kind) and 1 >= choice[0]:
+                choice = (1, (("claim", j, i),))
+            elif "+" in kind:
+                # "map+batch" is ds.map(f).batch(n): outermost first, the batch op, then the map op.
+                inner, outer = kind.split("+", 1)
+                if i + 1 < n_ops and _accepts(ops[i].op, outer) and _accepts(ops[i + 1].op, inner):
+                    score, rest = best(i + 2, j + 1)
+                    if score + 2 > choice[0]:
+                        choice = (score + 2, (("fused", j, i, i + 1),) + rest)
+            if ops[i].op not in CLAIMS_SUBTREE and _accepts(ops[i].op, kind):
+                score, rest = best(i + 1, j + 1)
+                if score + 1 > choice[0]:
+                    choice = (score + 1, (("node", j, i),) + rest)
+        memo[(i, j)] = choice
+        return choice
+
+    return list(best(0, 0)[1])
+
+
 def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list[Stage]:
-    """Greedy in-order alignment of proto nodes to Python ops. Unmatched nodes become internal stages."""
+    """Align proto nodes to Python ops (see `_plan`). Unmatched nodes become internal stages."""
     ops = [o for o in ops if o.op not in TRANSPARENT]
     stages: list[Stage] = []
-    j = 0
-    claimed: Stage | None = None
 
     def absorb(stage: Stage, node: Node, top: bool) -> None:
         stage.nodes.append(node.name)
@@ -183,37 +225,26 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
         if "buffer_size" in node.params and stage.buffer_size is None:
             stage.buffer_size = node.params["buffer_size"]
 
-    for node in chain:
-        if claimed is not None:
-            absorb(claimed, node, top=False)
-            continue
+    for step in _plan(ops, chain):
+        node = chain[step[1]]
         kind = node_kind(node.name)
-        if "+" in kind:  # fused: outer part first (batch of map+batch), inner part is the stage
-            outer, inner = kind.split("+", 1)
-            k = next((i for i in range(j, len(ops)) if _accepts(ops[i].op, outer)), None)
-            k2 = next((i for i in range(k + 1, len(ops)) if _accepts(ops[i].op, inner)), None) \
-                if k is not None else None
-            if k is not None and k2 is not None:
-                stage = Stage(ops[k2], kind, fused_with=[ops[k].op])
-                absorb(stage, node, top=True)
-                stage.op.extra["fused_with"] = (ops[k].op, ops[k].path, ops[k].line)
-                stages.append(stage)
-                j = k2 + 1
-                continue
-        k = next((i for i in range(j, len(ops)) if _accepts(ops[i].op, kind)), None)
-        if k is None:
+        if step[0] == "extra":
             stage = Stage(Op(kind, label=f"{kind} (added by tf.data)"), kind)
             stage.op.extra["internal"] = True
             stage.op.extra["added_by"] = "tf.data optimizer"
             absorb(stage, node, top=True)
-            stages.append(stage)
-            continue
-        stage = Stage(ops[k], kind)
-        absorb(stage, node, top=True)
+        elif step[0] == "fused":  # the outer part (batch of map+batch) first; the inner one is the stage
+            outer, inner = ops[step[2]], ops[step[3]]
+            stage = Stage(inner, kind, fused_with=[outer.op])
+            absorb(stage, node, top=True)
+            inner.extra["fused_with"] = (outer.op, outer.path, outer.line)
+        else:
+            stage = Stage(ops[step[2]], kind)
+            absorb(stage, node, top=True)
+            if step[0] == "claim":
+                for below in chain[step[1] + 1:]:
+                    absorb(stage, below, top=False)
         stages.append(stage)
-        j = k + 1
-        if ops[k].op in CLAIMS_SUBTREE:
-            claimed = stage
     # A fused map+batch counts batches; report the elements it consumed, as a plain map would.
     for i, st in enumerate(stages):
         if st.kind.endswith("+batch") and i + 1 < len(stages) and stages[i + 1].elements:

@@ -193,10 +193,10 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
             {"label": f"{top_s.get('code')} {top_s.get('action')}", "status": "not verifiable"}
     elif out_cands:
         c = out_cands[0]
-        ok = c["measured_speedup"] is not None and c["measured_speedup"] < NO_GAIN
+        ok = c["status"] == "bound confirmed"
         top = {"label": "no suggestion (" + (first.get("verdict") or "?") + ")",
-               "status": "confirmed: input at no cost does not speed the step up" if ok
-               else "refuted: the step is faster when input costs nothing"}
+               "status": "confirmed: with input at no cost the step is as predicted" if ok
+               else "refuted: the step with input at no cost is off the prediction"}
     return first, {
         "steps": steps, "rounds": rounds, "unsafe_fixes": unsafe_fixes,
         "baseline_step_ms": round(statistics.median([t for t in base if t]), 3) if any(base) else None,

@@ -85,3 +85,22 @@ def test_cli_exit_code_no_hang_and_report_files(tmp_path):
     r = json.loads(rj.read_text())
     assert r["exit_code"] == 3 and r["steps"] > 0 and r["stages"]
     assert rh.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_verify_runs_the_job_with_the_fix_and_reports_measured_vs_predicted(tmp_path):
+    # A waiting PyDataset: the fix (more workers) is a setting the probe applies at run time.
+    rj = tmp_path / "v.json"
+    cmd = [sys.executable, "-m", "pipelint.profiler", "--verify", "--verify-steps", "12", "--verify-rounds", "1",
+           "--report", str(rj), str(ROOT / "benchmarks" / "probe_jobs.py"), "pydataset", "40"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads(rj.read_text())
+    v = r["verification"]
+    assert r["suggestions"][0]["action"] == "add-workers" and r["suggestions"][0]["verifiable"]
+    assert v["rounds"] == 1 and v["baseline_step_ms"] > 0
+    c = v["candidates"][0]
+    assert c["kind"] == "fix" and c["fixes"]["pydataset_workers"]["workers"] > 1
+    assert c["measured_speedup"] and c["expected_speedup"] and c["status"]
+    assert v["top"]["label"] == c["label"]
+    assert "verification:" in proc.stderr and "measured" in proc.stderr

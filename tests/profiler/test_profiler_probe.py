@@ -115,3 +115,65 @@ def test_keras_callback_on_its_own_reports(capsys):
     assert r["step_source"] == "keras" and r["steps"] >= 50
     assert r["verdict"] != "unknown" and r["stages"]
     assert dataset_ops.DatasetV2.__dict__["__iter__"].__module__.startswith("tensorflow")
+
+
+def _python_map(cost, line_holder=None):
+    import time
+
+    def load(i):
+        cost()
+        return i
+
+    ds = tf.data.Dataset.range(48)
+    ds = ds.map(lambda i: tf.numpy_function(load, [i], tf.int64)); line = _line()  # noqa: E702
+    if line_holder is not None:
+        line_holder.append(line)
+    return ds.batch(4).prefetch(2), time
+
+
+def _line():
+    import inspect
+    return inspect.currentframe().f_back.f_lineno
+
+
+def _sleep():
+    import time
+    time.sleep(0.002)
+
+
+def _spin():
+    import time
+    end = time.perf_counter() + 0.002
+    while time.perf_counter() < end:
+        pass
+
+
+@pytest.mark.parametrize("cost, work", [(_sleep, "waits"), (_spin, "computes")])
+def test_python_stage_is_timed_and_told_waiting_from_computing(session, cost, work):
+    ds, _ = _python_map(cost)
+    for _ in ds:
+        pass
+    r = build_report(session)
+    st = next(s for s in r["stages"] if s["python"])
+    assert st["python"]["calls"] == 48 and st["work"] == work
+    assert 1.8 < st["python"]["wall_ms_per_call"] < 20
+    assert st["source"]["path"] == __file__
+
+
+def test_verification_fix_sets_the_parallelism_of_the_map_at_its_line_and_step_limit_stops():
+    lines = []
+    _python_map(_sleep, lines)  # learn the line of the map call
+    s = install(Session(max_steps=6, fixes={"map_parallelism": {"path": __file__, "line": lines[0],
+                                                                "num_parallel_calls": 3}}))
+    try:
+        from pipelint.profiler.session import StepLimitReached
+        ds, _ = _python_map(_sleep)
+        with pytest.raises(StepLimitReached):
+            for _ in ds:
+                pass
+        r = build_report(s)
+    finally:
+        uninstall(s, force=True)
+    st = next(x for x in r["stages"] if x["python"])
+    assert st["parallelism"] == 3 and st["parallelism_source"] == "set"
+    assert r["steps"] + r["warmup_steps_excluded"] == 6
