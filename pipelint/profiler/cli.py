@@ -82,6 +82,14 @@ def _verify(script, args, json_path, html_path, steps, rounds, unsafe_fixes) -> 
     report, section = verify(script, args, steps=steps, rounds=rounds, unsafe_fixes=unsafe_fixes,
                              progress=progress)
     report["verification"] = section
+    for cand in section.get("candidates", []):  # each suggestion also carries its own result
+        for s in report.get("suggestions") or []:
+            if (s.get("code"), s.get("action")) == (cand.get("code"), cand.get("action")) and "verification" not in s:
+                s["verification"] = {"measured_speedup": cand["measured_speedup"],
+                                     "spread": [cand["measured_min"], cand["measured_max"]]
+                                     if cand["measured_min"] is not None else None,
+                                     "predicted": cand["expected_speedup"], "status": cand["status"]}
+                break
     emit(report, out=sys.stderr, json_path=json_path, html_path=html_path)
     sys.exit(2 if section.get("error") else 0)
 

@@ -334,11 +334,15 @@ def _suggestions(r: dict[str, Any]) -> str:
         parts.append("<h2>Suggestions (best first)</h2><ol>")
         for s in r["suggestions"]:
             action = f" <span class='action'>{_e(s['action'])}</span>:" if s.get("action") else ""
-            sp = f" <b>expected {s['expected_speedup']:.2f}&times;</b>" if s.get("expected_speedup") else ""
+            word = "up to" if s.get("speedup_basis") == "upper-bound" else "expected"
+            sp = f" <b>{word} {s['expected_speedup']:.2f}&times;</b>" if s.get("expected_speedup") else ""
             where = f" at <code>{_e(_short(s.get('source')))}</code>" if s.get("source") else ""
-            parts.append(f"<li><code>{_e(s['code'])}</code> ({_e(s['name'])}){where}{sp}{_verification(s.get('verification'))}"
+            head = f"<code>{_e(s['code'])}</code> ({_e(s['name'])})" if s.get("code") else "advice"
+            parts.append(f"<li>{head}{where}{sp}{_verification(s.get('verification'))}"
                          f"<br>{action} {_e(s['message'])}</li>")
         parts.append("</ol>")
+    elif r.get("no_suggestion_reason"):
+        parts.append(f"<p>No suggestion: {_e(r['no_suggestion_reason'])}</p>")
     for m in r.get("memory") or []:
         parts.append(f"<p>memory: {_e(m['message'])}</p>")
     for k, v in (r.get("pydataset_getitem") or {}).items():
