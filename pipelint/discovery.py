@@ -23,6 +23,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
+from pipelint.ancestors import ClosestAncestor, ancestors
 from pipelint.config import Settings, SettingsResolver
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class _GitIgnores:
 
     def __init__(self) -> None:
         self._specs: dict[str, GitIgnoreSpec | None] = {}
-        self._repo_root: dict[str, str | None] = {}
+        self._repo_root = ClosestAncestor(_holding_git)
 
     def spec_for(self, directory: str, has_gitignore: bool | None = None) -> GitIgnoreSpec | None:
         """The spec of `directory`'s own .gitignore (and .git/info/exclude at a repo root)."""
@@ -69,24 +70,7 @@ class _GitIgnores:
 
     def repo_root(self, directory: str) -> str | None:
         """The closest ancestor (or self) holding `.git`, or None."""
-        seen: list[str] = []
-        current = directory
-        found: str | None = None
-        while True:
-            if current in self._repo_root:
-                found = self._repo_root[current]
-                break
-            seen.append(current)
-            if os.path.exists(os.path.join(current, ".git")):
-                found = current
-                break
-            parent = os.path.dirname(current)
-            if parent == current:
-                break
-            current = parent
-        for entry in seen:
-            self._repo_root[entry] = found
-        return found
+        return self._repo_root.find(directory)
 
     def chain_above(self, directory: str) -> list[tuple[str, GitIgnoreSpec]]:
         """Specs of the ancestors of `directory` (excluded) up to the repo root, outermost first."""
@@ -102,6 +86,10 @@ class _GitIgnores:
         if own is not None:
             chain.append((directory, own))
         return chain
+
+
+def _holding_git(directory: str) -> str | None:
+    return directory if os.path.exists(os.path.join(directory, ".git")) else None
 
 
 def _valid_line(line: str) -> bool:
@@ -148,31 +136,23 @@ def _gitignored_with_ancestors(ignores: _GitIgnores, path: str, is_dir: bool, fa
     if root is None:
         prefix = fallback_root if fallback_root.endswith(os.sep) else fallback_root + os.sep
         root = fallback_root if path.startswith(prefix) else os.path.dirname(path)
-    current, current_is_dir = path, is_dir
-    while True:
+    for current in ancestors(path):
         directory = os.path.dirname(current)
         chain = _chain_between(ignores, root, directory)
-        if chain and _gitignored(chain, current, current_is_dir):
+        if chain and _gitignored(chain, current, is_dir if current == path else True):
             return True
         if directory == root or os.path.dirname(directory) == directory:
             return False
-        current, current_is_dir = directory, True
+    return False  # pragma: no cover - the walk stops at the root above
 
 
 def _chain_between(ignores: _GitIgnores, top: str, directory: str) -> list[tuple[str, GitIgnoreSpec]]:
     """Specs from `top` down to `directory` (both included), outermost first."""
     chain: list[tuple[str, GitIgnoreSpec]] = []
-    current = directory
-    while True:
+    for current in ancestors(directory, stop=top):
         spec = ignores.spec_for(current)
         if spec is not None:
             chain.append((current, spec))
-        if current == top:
-            break
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
     chain.reverse()
     return chain
 

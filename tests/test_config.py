@@ -349,3 +349,47 @@ def test_non_ascii_and_space_paths(tmp_path):
     assert s.config_path == root / "pipelint.toml"
     assert "PL101" not in s.enabled_codes(f)
     assert s.is_excluded(root / "ünï cödé" / "x.py", is_dir=False)
+
+
+# ---------------------------------------------------------------- matching on pathspec, the upward walk
+
+
+def test_exclude_pattern_names_the_entry_not_what_lies_below_it():
+    from pipelint.config.matching import ExcludeMatcher
+
+    matcher = ExcludeMatcher(("src/gen", "build/", "*.egg-info"))
+    assert matcher.match("gen", "src/gen", None, is_dir=True)
+    # Inside an explicitly given excluded directory, its entries are not excluded by it.
+    assert not matcher.match("x.py", "src/gen/x.py", None, is_dir=False)
+    assert matcher.match("build", "a/build", None, is_dir=True)
+    assert not matcher.match("build", "a/build", None, is_dir=False)  # trailing slash: directories only
+    assert matcher.match("pkg.egg-info", "pkg.egg-info", None, is_dir=True)
+
+
+def test_exclude_bang_and_hash_are_literal_characters():
+    from pipelint.config.matching import ExcludeMatcher
+
+    matcher = ExcludeMatcher(("!keep*", "#notes*", "gen\\"))
+    assert matcher.match("!keep.py", "!keep.py", None, is_dir=False)
+    assert not matcher.match("keep.py", "keep.py", None, is_dir=False)
+    assert matcher.match("#notes.py", "#notes.py", None, is_dir=False)
+    assert matcher.match("gen\\", "gen\\", None, is_dir=False)  # git rejects it; taken literally
+
+
+def test_closest_ancestor_asks_each_directory_once(tmp_path):
+    from pipelint.ancestors import ClosestAncestor, ancestors
+
+    deep = tmp_path / "a" / "b" / "c"
+    asked: list[str] = []
+
+    def has_marker(directory: str) -> str | None:
+        asked.append(directory)
+        return directory if directory == str(tmp_path / "a") else None
+
+    closest = ClosestAncestor(has_marker)
+    assert closest.find(str(deep)) == str(tmp_path / "a")
+    assert closest.find(str(deep / "d")) == str(tmp_path / "a")
+    assert closest.find(str(tmp_path / "a" / "b")) == str(tmp_path / "a")
+    assert sorted(asked) == sorted({str(deep), str(deep.parent), str(tmp_path / "a"), str(deep / "d")})
+    assert list(ancestors(str(deep), stop=str(tmp_path / "a"))) == [
+        str(deep), str(deep.parent), str(tmp_path / "a")]
