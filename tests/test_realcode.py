@@ -6,36 +6,28 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from benchmarks import precision_recall
+from benchmarks.realcode import extract
 from pipelint.rules import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 REALCODE = ROOT / "benchmarks" / "realcode"
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
 def _benchmark():
-    return _load("precision_recall", ROOT / "benchmarks" / "precision_recall.py")
+    return precision_recall
 
 
 def _extract():
-    return _load("realcode_extract", REALCODE / "extract.py")
+    return extract
 
 
 def test_manifest_pins_every_file():

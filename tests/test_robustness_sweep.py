@@ -8,28 +8,16 @@ left to the full sweep so that this stays well under a minute on two cores.
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
 import sysconfig
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from benchmarks import robustness
+
 SAMPLE_SIZE = 300
 MAX_BYTES = 40_000
 PACKAGES = ("keras", "tensorflow/python/data", "numpy")
-
-
-def _load_benchmark():
-    spec = importlib.util.spec_from_file_location("pipelint_robustness", ROOT / "benchmarks" / "robustness.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need the module registered
-    spec.loader.exec_module(module)
-    return module
-
-
-robustness = _load_benchmark()
 
 
 def _roots() -> list[Path]:

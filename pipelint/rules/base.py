@@ -129,7 +129,7 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity]
-    #: One line: what the rule flags (used by `pipelint rules`, SARIF and the profiler's advice).
+    #: One line: what the rule flags (used by `pipelint rules`, SARIF and docs/rules.md).
     summary: ClassVar[str]
     #: Markdown in ruff's shape: What it does / Why is this bad? / Example / Use instead /
     #: Fix safety / References.

@@ -87,7 +87,8 @@ def test_suggestions_ranked_and_bounded_by_cores():
 def test_serial_map_without_python_is_pl101():
     stages = align([Op("map", "t.py", 7)], [node(2, "Map", 100, 500_000_000)], {})
     sugg = advice.suggest(stages, step_ms=10.0, wait_ms=8.0, cores_used=0.5, cpus=4, mem=10**12)
-    assert [s["code"] for s in sugg] == ["PL101", "PL103"] or sugg[0]["code"] in ("PL101", "PL103")
+    # Ranked best first: parallelising the serial map (2.5x) before overlapping with prefetch (1.25x).
+    assert [s["code"] for s in sugg] == ["PL101", "PL103"]
     assert any(s["code"] == "PL101" for s in sugg)
 
 
