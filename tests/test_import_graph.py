@@ -1,0 +1,114 @@
+"""The import arrows inside pipelint/ point one way: no module imports one that imports it back.
+
+Read statically from the sources, so a lazy import inside a function counts too (it forms the same
+knot, only later); imports under `if TYPE_CHECKING:` do not, since they never run.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pipelint
+
+PACKAGE_DIR = Path(pipelint.__file__).parent
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _imported(tree: ast.AST, modules: set[str], package: str) -> set[str]:
+    found: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            submodules = {f"{base}.{alias.name}" for alias in node.names} & modules
+            # `from pipelint import codes` imports the module pipelint.codes, not pipelint's __init__ body.
+            if len(submodules) < len(node.names) and base in modules:
+                found.add(base)
+            found.update(submodules)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    paths = {_module_name(path): path for path in PACKAGE_DIR.rglob("*.py")}
+    modules = set(paths)
+    graph = {}
+    for name, path in paths.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        graph[name] = _imported(ast.parse(path.read_text(encoding="utf-8")), modules, package) - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (iterative Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles():
+    assert _cycles(_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_leaves_import_nothing_of_pipelint_but_leaves():
+    graph = _graph()
+    assert graph["pipelint.diagnostics"] == set()
+    assert graph["pipelint.codes"] == {"pipelint.diagnostics"}
+    assert graph["pipelint.ancestors"] == set()
