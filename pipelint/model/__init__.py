@@ -7,23 +7,23 @@ Rooms: `values` (what the model computes: `Op`, `Origin`, `DatasetPath`, `Consum
 Rules import from here: `from pipelint.model import PipelineModel, Op, DatasetPath`.
 """
 from pipelint.model.catalogue import (
-    BATCH_METHODS, CHEAP_CALLS, DATASET_CONSTRUCTORS, DATASET_METHODS, DATASET_TRIGGERS, FILE_SOURCES,
-    KERAS_DATASET_HELPERS, PY_FUNCTION_NAMES, TFDATA_ONLY_METHODS, TRAINING_METHODS, canonical,
-    is_random_name,
+    BATCH_METHODS, DATASET_CONSTRUCTORS, DATASET_METHODS, DATASET_TRIGGERS, ELEMENTWISE_CALLS,
+    FILE_SOURCES, IN_MEMORY_SOURCES, KERAS_DATASET_HELPERS, PY_FUNCTION_NAMES, TFDATA_ONLY_METHODS,
+    TRAINING_METHODS, canonical, is_model_bound_optimizer, is_pydataset_base, is_random_name,
 )
 from pipelint.model.imports import ImportTable
 from pipelint.model.queries import PipelineModel
 from pipelint.model.syntax import dotted, find_arg, is_false, is_none, literal_int
 from pipelint.model.values import (
     CallSite, Collection, CompileSite, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue,
-    Op, OpSite, Origin,
+    Op, OpSite, Origin, batch_states,
 )
 
 __all__ = [
-    "BATCH_METHODS", "CHEAP_CALLS", "DATASET_CONSTRUCTORS", "DATASET_METHODS", "DATASET_TRIGGERS",
-    "FILE_SOURCES", "KERAS_DATASET_HELPERS", "PY_FUNCTION_NAMES", "TFDATA_ONLY_METHODS",
-    "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer", "DatasetPath",
-    "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite", "Origin",
-    "PipelineModel", "canonical", "dotted", "find_arg", "is_false", "is_none", "is_random_name",
-    "literal_int",
+    "BATCH_METHODS", "DATASET_CONSTRUCTORS", "DATASET_METHODS", "DATASET_TRIGGERS",
+    "ELEMENTWISE_CALLS", "FILE_SOURCES", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS",
+    "PY_FUNCTION_NAMES", "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection",
+    "CompileSite", "Consumer", "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite", "Origin",
+    "PipelineModel", "batch_states", "canonical", "dotted", "find_arg", "is_false",
+    "is_model_bound_optimizer", "is_none", "is_pydataset_base", "is_random_name", "literal_int",
 ]

@@ -98,7 +98,14 @@ DATASET_TRIGGERS = (
     ".with_options(", ".padded_batch(", ".ragged_batch(", "bucket_by_sequence_length",
 )
 # Dataset methods that group examples into batches (the elements after them are batches).
-BATCH_METHODS = ("batch", "padded_batch", "ragged_batch")
+BATCH_METHODS = frozenset(
+    {"batch", "padded_batch", "ragged_batch", "sparse_batch", "bucket_by_sequence_length"}
+)
+# Sources whose elements are already in memory: nothing to read, so no I/O to overlap or cache.
+IN_MEMORY_SOURCES = frozenset(
+    "tensorflow.data.Dataset." + name
+    for name in ("range", "counter", "from_tensors", "from_tensor_slices", "zip", "random")
+)
 TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
 PY_FUNCTION_NAMES = frozenset(
@@ -120,8 +127,31 @@ def is_random_name(name: str) -> bool:
     return False
 
 
-# Calls a mapped function may make and still be "cheap": element-wise arithmetic, casts, shapes.
-CHEAP_CALLS = frozenset(
+# Element-wise calls cheap enough that the per-call overhead of a mapped function dominates.
+ELEMENTWISE_CALLS = frozenset(
     {"tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",
-     "tensorflow.squeeze", "tensorflow.expand_dims", "tensorflow.one_hot", "tensorflow.reshape"}
+     "tensorflow.math.subtract", "tensorflow.one_hot", "tensorflow.image.convert_image_dtype"}
 )
+# Calls whose result depends on the element's shape: on a batch they would do something else.
+SHAPE_BOUND_NAMES = frozenset({"reshape", "squeeze", "expand_dims"})
+
+# Keras optimizers: an instance is built for the variables of the first model it trains.
+OPTIMIZER_PREFIXES = ("keras.optimizers.", "tensorflow.optimizers.")
+# Keras 2 legacy optimizers keep per-variable slots in a dict and accept new variables; schedules
+# are not optimizers at all.
+_NOT_BOUND_TO_ONE_MODEL = (".legacy.", ".schedules.", "keras.optimizers.deserialize",
+                           "keras.optimizers.serialize")
+
+
+def is_model_bound_optimizer(name: str | None) -> bool:
+    """A Keras (2.11+/3) optimizer class: its instances serve one model's variables only."""
+    return (name is not None and name.startswith(OPTIMIZER_PREFIXES)
+            and not any(part in name for part in _NOT_BOUND_TO_ONE_MODEL))
+
+
+def is_pydataset_base(name: str | None) -> bool:
+    """`keras.utils.PyDataset`, `keras.utils.Sequence` (its Keras 3 alias) by any import path."""
+    if not name or not name.startswith("keras."):
+        return False
+    last = name.rsplit(".", 1)[-1]
+    return last == "PyDataset" or (last == "Sequence" and ".utils." in name + ".")

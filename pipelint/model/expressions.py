@@ -138,7 +138,7 @@ class Expressions(InterpreterState):
         func = call.func
         qualified = self.qualified_name(func)
         if not frame.inlined:
-            self.calls.append(CallSite(call, qualified, frame.cls))
+            self.calls.append(CallSite(call, qualified, frame.cls, frame.function))
             self._locate(call, func, *call.args)
             if isinstance(func, cst.Attribute):
                 self._locate(func.attr)

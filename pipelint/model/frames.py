@@ -54,6 +54,8 @@ class InterpreterState:
         self.attribute_assignments = model.attribute_assignments
         self.functions = model.functions
         self.methods = model.methods
+        self.returns = model.returns
+        self.assigned_attributes = model.assigned_attributes
         #: The top-level statement holding each node a rule may report; filled for the engine's
         #: positions (`pipelint.positions`), which then regenerate just those statements.
         self.statement_of = {} if statement_of is None else statement_of

@@ -144,6 +144,7 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
                 value = self._eval(small.value, frame)
                 frame.returns.append(value)
                 if not frame.inlined and frame.function is not None:
+                    self.returns.setdefault(frame.function, []).append(small.value)
                     for dataset in datasets_in(value):
                         self._consume("return", small, dataset, small.value, function=frame.function.name.value)
         elif isinstance(small, (cst.Raise, cst.Assert, cst.Del)):
@@ -261,6 +262,8 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             self.attribute_assignments.append(target)
             if not frame.inlined:
                 self._locate(target, target.attr)
+                if frame.function is not None:
+                    self.assigned_attributes.setdefault(frame.function, []).append(target)
             key = dotted(target)
             if key:
                 frame.env[key] = value

@@ -1,16 +1,18 @@
 """Keras facts: training calls (`fit`/`evaluate`/`predict` consumers), compile sites and the
-objects they use, and whether a layer or model draws randomness.
-
-Part of the `Interpreter` (see `frames`).
+objects they use, whether a layer or model draws randomness (`KerasFacts`, part of the
+`Interpreter`, see `frames`); optimizers bound to one model, optimizer factories and `PyDataset`
+classes (`KerasQueries`, part of `PipelineModel`).
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
-from pipelint.model.catalogue import is_random_name
+from pipelint.model.catalogue import is_model_bound_optimizer, is_pydataset_base, is_random_name
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import find_arg
-from pipelint.model.values import CompileSite, DatasetValue, ObjectValue
+from pipelint.model.values import CallSite, CompileSite, DatasetValue, ObjectValue
 
 
 class KerasFacts(InterpreterState):
@@ -50,3 +52,69 @@ class KerasFacts(InterpreterState):
                 optimizer = value
         model = receiver if isinstance(receiver, ObjectValue) else None
         self.compiles.append(CompileSite(call, model, optimizer, frame.loops, frame.arms))
+
+
+class KerasQueries:
+    """The Keras questions rules ask of a built `PipelineModel` (mixed into it)."""
+
+    functions: dict[str, cst.FunctionDef]
+    methods: dict[cst.ClassDef, dict[str, cst.FunctionDef]]
+    classes: list[cst.ClassDef]
+    calls: list[CallSite]
+    returns: dict[cst.FunctionDef, list[cst.BaseExpression]]
+    assigned_attributes: dict[cst.FunctionDef, list[cst.Attribute]]
+    qualified_name: Callable[[cst.BaseExpression], str | None]
+
+    def is_model_bound_optimizer(self, value: ObjectValue) -> bool:
+        """A Keras (2.11+/3) optimizer instance, built for one model's variables on first use:
+        made by an optimizer class, or by a local factory whose every return makes one."""
+        if is_model_bound_optimizer(value.kind):
+            return True
+        node = value.node
+        if value.kind is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            factory = self.functions.get(node.func.value)
+            returned = self.returns.get(factory, []) if factory is not None else []
+            return bool(returned) and all(
+                isinstance(v, cst.Call) and is_model_bound_optimizer(self.qualified_name(v.func))
+                for v in returned
+            )
+        return False
+
+    def pydataset_classes(self) -> list[cst.ClassDef]:
+        """Classes of this module that subclass `keras.utils.PyDataset` (or `Sequence`)."""
+        return [cls for cls in self.classes
+                if any(is_pydataset_base(self.qualified_name(b.value)) for b in cls.bases)]
+
+    def base_init_calls(self, cls: cst.ClassDef) -> list[cst.Call] | None:
+        """The calls `cls.__init__` makes to a base class's `__init__` (`super().__init__(...)`, or
+        `Base.__init__(self, ...)` shown without its `self`); None when `cls` has no `__init__`."""
+        init = self.methods.get(cls, {}).get("__init__")
+        if init is None:
+            return None
+        bases = set()
+        for base in cls.bases:
+            if isinstance(base.value, cst.Name):
+                bases.add(base.value.value)
+            elif isinstance(base.value, cst.Attribute):
+                bases.add(base.value.attr.value)
+        found = []
+        for site in self.calls:
+            node, func = site.call, site.call.func
+            if site.function is not init or not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
+                continue
+            receiver = func.value
+            if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) \
+                    and receiver.func.value == "super":
+                found.append(node)
+            elif isinstance(receiver, (cst.Name, cst.Attribute)):
+                text = receiver.value if isinstance(receiver, cst.Name) else receiver.attr.value
+                if text in bases and node.args:
+                    found.append(node.with_changes(args=node.args[1:]))
+        return found
+
+    def sets_self_attribute(self, function: cst.FunctionDef, *names: str) -> bool:
+        """Does `function`'s own body assign `self.<name>` for one of `names`?"""
+        return any(
+            target.attr.value in names and isinstance(target.value, cst.Name) and target.value.value == "self"
+            for target in self.assigned_attributes.get(function, ())
+        )

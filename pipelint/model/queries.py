@@ -20,10 +20,11 @@ import libcst as cst
 from pipelint.model.catalogue import canonical
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
+from pipelint.model.keras import KerasQueries
 from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
 
 
-class PipelineModel:
+class PipelineModel(KerasQueries):
     """Built once per module by `PipelineModel.build(module)`; read by every rule."""
 
     def __init__(self, module: cst.Module, source: str | None = None) -> None:
@@ -38,6 +39,9 @@ class PipelineModel:
         self.attribute_assignments: list[cst.Attribute] = []
         self.functions: dict[str, cst.FunctionDef] = {}
         self.methods: dict[cst.ClassDef, dict[str, cst.FunctionDef]] = {}
+        #: What each function's own run saw: the expressions it returns, the attributes it sets.
+        self.returns: dict[cst.FunctionDef, list[cst.BaseExpression]] = {}
+        self.assigned_attributes: dict[cst.FunctionDef, list[cst.Attribute]] = {}
         self._source = source
 
     @classmethod

@@ -3,10 +3,11 @@ Keras objects and compile sites, and the interpreter's other abstract values."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable, Iterator
 
 import libcst as cst
 
-from pipelint.model.catalogue import FILE_SOURCES
+from pipelint.model.catalogue import BATCH_METHODS, FILE_SOURCES
 from pipelint.model.syntax import find_arg
 
 MAX_PATHS = 32  # alternative paths kept per value; beyond this, later ones are dropped
@@ -19,7 +20,15 @@ class FunctionFacts:
     known: bool = False  # the function's body was found (lambda, local def, partial of one)
     py_function: cst.Call | None = None
     randomness: cst.CSTNode | None = None
-    cheap: bool = False  # only arithmetic and casts: worth vectorizing after batch
+    #: Randomness inside the module-level Python function that `py_function` wraps.
+    py_function_randomness: cst.CSTNode | None = None
+    #: The expression it returns: a lambda's body, or the one `return` of a module-level def
+    #: that does nothing else (a docstring aside).
+    returned: cst.BaseExpression | None = None
+    #: `returned` only makes cheap element-wise calls (casts, `+ - * /`, `one_hot`...).
+    elementwise: bool = False
+    #: `returned` depends on the element's shape (`reshape`, indexing): it would change on a batch.
+    shape_bound: bool = False
 
 
 @dataclass(eq=False)
@@ -83,6 +92,36 @@ class DatasetPath:
 
     def extended(self, op: Op) -> "DatasetPath":
         return DatasetPath(self.origin, self.ops + (op,))
+
+    def batched_at(self, op: Op) -> bool:
+        """Are the elements that reach `op` (one of this path's ops) batches?"""
+        for other, batched in batch_states(self.all_ops()):
+            if other is op:
+                return batched
+        raise ValueError("op is not on this path")
+
+    def ends_batched(self) -> bool:
+        """Are the elements at the end of this path batches?"""
+        return _batched_after(self.all_ops(), False)
+
+
+def batch_states(ops: Iterable[Op], batched: bool = False) -> Iterator[tuple[Op, bool]]:
+    """Each op with whether the elements reaching it are batches (`batched`: before the first)."""
+    for op in ops:
+        yield op, batched
+        if op.name in BATCH_METHODS:
+            batched = True
+        elif op.name == "unbatch":
+            batched = False
+
+
+def _batched_after(ops: Iterable[Op], batched: bool) -> bool:
+    for op in ops:
+        if op.name in BATCH_METHODS:
+            batched = True
+        elif op.name == "unbatch":
+            batched = False
+    return batched
 
 
 @dataclass(frozen=True)
@@ -166,6 +205,7 @@ class CallSite:
     call: cst.Call
     qualified_name: str | None  # canonical, when the callee resolves through imports
     in_class: cst.ClassDef | None
+    function: cst.FunctionDef | None = None  # the function whose own body makes the call
 
 
 def datasets_in(value: object) -> list[DatasetValue]:

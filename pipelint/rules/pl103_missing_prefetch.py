@@ -4,22 +4,14 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import DatasetPath, Op, Origin
+from pipelint.model import BATCH_METHODS, IN_MEMORY_SOURCES, DatasetPath, Op, Origin
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import append_call
 
 # Where each parallel-capable method takes `num_parallel_calls` positionally.
 _PARALLEL_POSITION = {"map": 1, "interleave": 3, "batch": 2}
-_BATCHING = frozenset({"batch", "padded_batch", "ragged_batch", "sparse_batch",
-                       "bucket_by_sequence_length"})
 _TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "for", "iter",
                                  "distribute", "return"})
-
-
-_IN_MEMORY_SOURCES = frozenset(
-    "tensorflow.data.Dataset." + name
-    for name in ("range", "counter", "from_tensors", "from_tensor_slices", "zip", "random")
-)
 
 
 def _is_parallel(op: Op) -> bool:
@@ -41,7 +33,7 @@ def _ends_well(path: DatasetPath) -> bool:
     if not ops:
         # A bare parameter or an unidentified root: its producer may well have prefetched it.
         # A bare in-memory source (`for epoch in tf.data.Dataset.range(n)`) has no work to overlap.
-        return path.origin.kind in ("parameter", "unknown") or path.origin.kind in _IN_MEMORY_SOURCES
+        return path.origin.kind in ("parameter", "unknown") or path.origin.kind in IN_MEMORY_SOURCES
     last = ops[-1]
     if last.name == "prefetch":
         return True
@@ -306,7 +298,7 @@ when autotuning or that rewrite is off, and documents it.
                 if any(_trimmed(p) and _trimmed(p)[-1].name == "take" for p in paths):
                     continue
             if consumer.kind == "return" and any(
-                    p.origin.kind == "parameter" or not any(op.name in _BATCHING for op in p.all_ops())
+                    p.origin.kind == "parameter" or not any(op.name in BATCH_METHODS for op in p.all_ops())
                     for p in paths):
                 continue  # an unbatched or pass-through stage: the caller finishes the pipeline
             where = "`validation_data`" if consumer.kind == "validation" else (

@@ -1,91 +1,16 @@
 from __future__ import annotations
 
-
-import libcst as cst
-
 from pipelint.model import Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
-# Calls whose result depends on the element's shape: moving them after `batch` changes them.
-_SHAPE_BOUND = ("reshape", "squeeze", "expand_dims")
-
-
-class _ShapeBound(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
-        if name in _SHAPE_BOUND:
-            self.found = True
-
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        # `x[0]` / `x[:3]` index the element itself; on a batch they would pick examples.
-        for element in node.slice:
-            inner = element.slice
-            if isinstance(inner, cst.Slice) or (
-                    isinstance(inner, cst.Index) and not isinstance(inner.value, cst.SimpleString)):
-                self.found = True
-
-
-# Element-wise functions cheap enough that the per-call overhead dominates.
-_CHEAP_CALLS = frozenset({
-    "tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",
-    "tensorflow.math.subtract", "tensorflow.one_hot", "tensorflow.image.convert_image_dtype",
-})
 # Ops between the map and `batch` that never look at element values: the map can move past them.
 # Not `cache`: a map before it runs only in the first epoch, after it in every epoch.
 _AGNOSTIC = frozenset({"shuffle", "prefetch", "repeat", "take", "skip", "shard", "with_options"})
 
 
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-def _returned_expression(ctx: RuleContext, fn: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The body of a lambda, or the returned expression of a local `def` that only returns."""
-    if isinstance(fn, cst.Lambda):
-        return fn.body
-    if not isinstance(fn, cst.Name):
-        return None
-    func = ctx.model.functions.get(fn.value)
-    if func is None or not isinstance(func.body, cst.IndentedBlock) or func.decorators:
-        return None
-    statements = list(func.body.body)
-    if statements and isinstance(statements[0], cst.SimpleStatementLine) and \
-            isinstance(statements[0].body[0], cst.Expr) and \
-            isinstance(statements[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
-        statements = statements[1:]  # docstring
-    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
-        return None
-    small = statements[0].body
-    if len(small) != 1 or not isinstance(small[0], cst.Return) or small[0].value is None:
-        return None
-    return small[0].value
-
-
-def _vectorizable(ctx: RuleContext, op: Op) -> bool:
-    if op.implicit:
-        return False
-    fn = op.arg("map_func", 0)
-    if fn is None:
-        return False
-    body = _returned_expression(ctx, fn.value)
-    if body is None:
-        return False
-    if not (isinstance(fn.value, cst.Lambda) and op.facts.cheap):
-        collector = _Calls()
-        body.visit(collector)
-        if not all(ctx.model.qualified_name(c.func) in _CHEAP_CALLS for c in collector.calls):
-            return False
-    visitor = _ShapeBound()
-    body.visit(visitor)
-    return not visitor.found
+def _vectorizable(op: Op) -> bool:
+    """Cheap element-wise work that does not depend on the element's shape."""
+    return not op.implicit and op.facts.elementwise and not op.facts.shape_bound
 
 
 class MapBeforeBatch(Rule):
@@ -220,7 +145,7 @@ the author.
                 if not ops or ops[-1].name != "map":
                     continue
                 previous = ops[-1]
-                if id(previous) in reported or not _vectorizable(ctx, previous):
+                if id(previous) in reported or not _vectorizable(previous):
                     continue
                 reported.add(id(previous))
                 ctx.report(

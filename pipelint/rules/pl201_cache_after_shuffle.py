@@ -2,31 +2,14 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import BATCH_METHODS, Op
+from pipelint.model import Op, batch_states
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
 
-def _batched(ops: tuple[Op, ...]) -> bool:
-    batched = False
-    for op in ops:
-        if op.name in BATCH_METHODS:
-            batched = True
-        elif op.name == "unbatch":
-            batched = False
-    return batched
-
-
 def _reshuffled_examples(tail: tuple[Op, ...], batched: bool) -> bool:
     """Does this continuation shuffle examples (not batches) again?"""
-    for op in tail:
-        if op.name in BATCH_METHODS:
-            batched = True
-        elif op.name == "unbatch":
-            batched = False
-        elif op.name == "shuffle" and not batched:
-            return True
-    return False
+    return any(op.name == "shuffle" and not in_batches for op, in_batches in batch_states(tail, batched))
 
 
 class CacheAfterShuffle(Rule):
@@ -182,7 +165,7 @@ a file-backed cache written by the old order must be rebuilt.
                         shuffles.append(op)
             if not shuffles:
                 continue
-            batched = any(_batched(path.all_ops()) for path in site.prefixes)
+            batched = any(path.ends_batched() for path in site.prefixes)
             if any(_reshuffled_examples(tail, batched) for tail in model.continuations(cache)):
                 continue  # examples shuffled again after the cache: each epoch gets a new order
             written = [op for op in shuffles if not op.implicit]

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model import Op, find_arg, is_random_name
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 
@@ -10,38 +9,6 @@ def _describe(model, node: cst.CSTNode) -> str:
     target = node.func if isinstance(node, cst.Call) else node
     text = " ".join(model.node_code(target).split())
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-def _py_function_randomness(model, op: Op) -> cst.CSTNode | None:
-    """Randomness inside the Python function that `tf.numpy_function`/`tf.py_function` wraps.
-
-    The model's function facts stop at the py_function call; follow its `func` one level when it
-    names a module-level function, and look for NumPy/stdlib/TF random calls there.
-    """
-    wrapper = op.facts.py_function
-    if wrapper is None:
-        return None
-    arg = find_arg(wrapper, "func", 0)
-    if arg is None or not isinstance(arg.value, cst.Name):
-        return None
-    body = model.functions.get(arg.value.value)
-    if body is None:
-        return None
-    collector = _Calls()
-    body.visit(collector)
-    for call in collector.calls:
-        name = model.qualified_name(call.func)
-        if name is not None and is_random_name(name):
-            return call
-    return None
 
 
 class CacheAfterRandomMap(Rule):
@@ -187,7 +154,7 @@ No automatic fix.
             for path in site.prefixes:
                 for op in path.ops:
                     if op.name == "map":
-                        randomness = op.facts.randomness or _py_function_randomness(model, op)
+                        randomness = op.facts.randomness or op.facts.py_function_randomness
                         if randomness is not None:
                             break
                 if randomness is not None:

@@ -62,16 +62,6 @@ def _file_names(path: DatasetPath) -> bool:
         op.name in ("interleave", "flat_map") for op in path.ops)
 
 
-def _batched(path: DatasetPath) -> bool:
-    batched = False
-    for op in path.all_ops():
-        if op.name in BATCH_METHODS:
-            batched = True
-        elif op.name == "unbatch":
-            batched = False
-    return batched
-
-
 def _later_batch_size(model, shuffle: Op) -> int | None:
     """The largest literal batch size of the first `batch` after this shuffle on any path."""
     sizes = []
@@ -226,7 +216,7 @@ No automatic fix.
                 continue
             relevant = [
                 path for path in site.prefixes
-                if not _batched(path) and not _file_names(path)
+                if not path.ends_batched() and not _file_names(path)
                 and not ((bound := _size_bound(path)) is not None and bound <= size)
             ]
             if not relevant:

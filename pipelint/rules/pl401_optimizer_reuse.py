@@ -2,53 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model import CompileSite, ObjectValue, PipelineModel, find_arg
+from pipelint.model import CompileSite, PipelineModel, find_arg
 from pipelint.rules.base import Invalid, Rule, RuleContext
-
-_OPTIMIZER_PREFIXES = ("keras.optimizers.", "tensorflow.optimizers.")
-# Keras 2 legacy optimizers keep per-variable slots in a dict and accept new variables; schedules
-# are not optimizers at all.
-_NOT_REUSE_SENSITIVE = (".legacy.", ".schedules.", "keras.optimizers.deserialize",
-                        "keras.optimizers.serialize")
-
-
-def _is_optimizer_kind(name: str | None) -> bool:
-    return (name is not None and name.startswith(_OPTIMIZER_PREFIXES)
-            and not any(part in name for part in _NOT_REUSE_SENSITIVE))
-
-
-class _Returns(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.values: list[cst.BaseExpression] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # a nested function's returns are not the factory's
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        if node.value is not None:
-            self.values.append(node.value)
-
-
-def _is_stateful_optimizer(value: ObjectValue, model: PipelineModel) -> bool:
-    """A Keras (2.11+/3) optimizer instance: built for one model's variables on first use."""
-    if _is_optimizer_kind(value.kind):
-        return True
-    node = value.node
-    if value.kind is None and isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
-        # `opt = make_optimizer()`: a local factory whose every return builds a Keras optimizer.
-        factory = model.functions.get(node.func.value)
-        if factory is None:
-            return False
-        returns = _Returns()
-        factory.body.visit(returns)
-        return bool(returns.values) and all(
-            isinstance(v, cst.Call) and _is_optimizer_kind(model.qualified_name(v.func))
-            for v in returns.values
-        )
-    return False
 
 
 class OptimizerReuse(Rule):
@@ -255,7 +210,7 @@ No automatic fix.
         model = ctx.model
         sites = [s for s in model.compiles
                  if s.model is not None and s.optimizer is not None
-                 and _is_stateful_optimizer(s.optimizer, model)]
+                 and model.is_model_bound_optimizer(s.optimizer)]
         if not sites:
             return
         reported: set[cst.Call] = set()

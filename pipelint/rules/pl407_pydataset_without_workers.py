@@ -8,46 +8,6 @@ from pipelint.rules.base import At, Invalid, Rule, RuleContext
 _TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
 
-def _is_pydataset_base(name: str | None) -> bool:
-    """`keras.utils.PyDataset`, `keras.utils.Sequence` (its Keras 3 alias) by any import path."""
-    if not name or not name.startswith("keras."):
-        return False
-    last = name.rsplit(".", 1)[-1]
-    return last == "PyDataset" or (last == "Sequence" and ".utils." in name + ".")
-
-
-class _InitScan(cst.CSTVisitor):
-    """`super().__init__(...)` calls and `self.workers = ...` in one `__init__` (not nested defs)."""
-
-    def __init__(self, bases: set[str]) -> None:
-        self.bases = bases
-        self.super_calls: list[cst.Call] = []
-        self.assigns_workers = False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
-            return
-        receiver = func.value
-        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) \
-                and receiver.func.value == "super":
-            self.super_calls.append(node)
-        elif isinstance(receiver, (cst.Name, cst.Attribute)):
-            # `PyDataset.__init__(self, ...)`: drop the explicit `self`
-            text = receiver.value if isinstance(receiver, cst.Name) else receiver.attr.value
-            if text in self.bases and node.args:
-                self.super_calls.append(node.with_changes(args=node.args[1:]))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        target = node.target
-        if isinstance(target, cst.Attribute) and target.attr.value in ("workers", "_workers") \
-                and isinstance(target.value, cst.Name) and target.value.value == "self":
-            self.assigns_workers = True
-
-
 def _workers_state(call: cst.Call) -> str:
     """'parallel' (workers > 1 or an expression), 'single' (a literal <= 1, or absent),
     'forwarded' (`**kwargs` may carry it)."""
@@ -242,10 +202,7 @@ No automatic fix.
             return
         if self._fit_takes_workers(model):
             return  # Keras 2 style: PL406 reports it
-        for cls in model.classes:
-            names = [model.qualified_name(b.value) for b in cls.bases]
-            if not any(_is_pydataset_base(n) for n in names):
-                continue
+        for cls in model.pydataset_classes():
             state = self._init_state(cls, model)
             if state == "parallel":
                 continue
@@ -267,20 +224,12 @@ No automatic fix.
 
     @staticmethod
     def _init_state(klass: cst.ClassDef, model: PipelineModel) -> str:
-        init = model.methods.get(klass, {}).get("__init__")
-        if init is None:
+        super_calls = model.base_init_calls(klass)
+        if super_calls is None:
             return "forwarded"  # PyDataset.__init__ itself takes workers=
-        bases = set()
-        for base in klass.bases:
-            if isinstance(base.value, cst.Name):
-                bases.add(base.value.value)
-            elif isinstance(base.value, cst.Attribute):
-                bases.add(base.value.attr.value)
-        scan = _InitScan(bases)
-        init.body.visit(scan)
-        if scan.assigns_workers:
+        if model.sets_self_attribute(model.methods[klass]["__init__"], "workers", "_workers"):
             return "parallel"
-        states = {_workers_state(call) for call in scan.super_calls}
+        states = {_workers_state(call) for call in super_calls}
         for state in ("parallel", "forwarded"):
             if state in states:
                 return state
