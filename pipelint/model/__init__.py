@@ -8,8 +8,9 @@ Rules import from here: `from pipelint.model import PipelineModel, Op, DatasetPa
 """
 from pipelint.model.catalogue import (
     BATCH_METHODS, DATASET_CONSTRUCTORS, DATASET_METHODS, DATASET_TRIGGERS, ELEMENTWISE_CALLS,
-    FILE_SOURCES, IN_MEMORY_SOURCES, KERAS_DATASET_HELPERS, PY_FUNCTION_NAMES, TFDATA_ONLY_METHODS,
-    TRAINING_METHODS, canonical, is_model_bound_optimizer, is_pydataset_base, is_random_name,
+    ENDLESS_SOURCES, EPOCHS_ARGUMENT_SOURCES, FILE_NAME_SOURCES, FILE_SOURCES, IN_MEMORY_SOURCES,
+    KERAS_DATASET_HELPERS, PY_FUNCTION_NAMES, TFDATA_ONLY_METHODS, TRAINING_METHODS, canonical,
+    is_model_bound_optimizer, is_pydataset_base, is_random_name,
 )
 from pipelint.model.imports import ImportTable
 from pipelint.model.queries import PipelineModel
@@ -21,9 +22,10 @@ from pipelint.model.values import (
 
 __all__ = [
     "BATCH_METHODS", "DATASET_CONSTRUCTORS", "DATASET_METHODS", "DATASET_TRIGGERS",
-    "ELEMENTWISE_CALLS", "FILE_SOURCES", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS",
-    "PY_FUNCTION_NAMES", "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection",
-    "CompileSite", "Consumer", "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite", "Origin",
-    "PipelineModel", "batch_states", "canonical", "dotted", "find_arg", "is_false",
+    "ELEMENTWISE_CALLS", "ENDLESS_SOURCES", "EPOCHS_ARGUMENT_SOURCES", "FILE_NAME_SOURCES",
+    "FILE_SOURCES", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS", "PY_FUNCTION_NAMES",
+    "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer",
+    "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite",
+    "Origin", "PipelineModel", "batch_states", "canonical", "dotted", "find_arg", "is_false",
     "is_model_bound_optimizer", "is_none", "is_pydataset_base", "is_random_name", "literal_int",
 ]

@@ -73,6 +73,19 @@ FILE_SOURCES = frozenset(
     }
 )
 
+# Sources that never end on their own.
+ENDLESS_SOURCES = frozenset({
+    "tensorflow.data.Dataset.counter", "tensorflow.data.experimental.Counter",
+    "tensorflow.data.Dataset.random",
+})
+# Sources that repeat forever unless `num_epochs` is given: (keyword, position).
+EPOCHS_ARGUMENT_SOURCES = {
+    "tensorflow.data.experimental.make_csv_dataset": ("num_epochs", 10),
+    "tensorflow.data.experimental.make_batched_features_dataset": ("num_epochs", 6),
+}
+# Sources whose elements are file names to open, not examples.
+FILE_NAME_SOURCES = frozenset({"tensorflow.data.Dataset.list_files"})
+
 # Dataset methods that return a new dataset: these become `Op`s on a path.
 DATASET_METHODS = frozenset(
     {

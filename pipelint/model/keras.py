@@ -100,7 +100,8 @@ class KerasQueries:
         found = []
         for site in self.calls:
             node, func = site.call, site.call.func
-            if site.function is not init or not (isinstance(func, cst.Attribute) and func.attr.value == "__init__"):
+            if site.function is not init or not isinstance(func, cst.Attribute) \
+                    or func.attr.value != "__init__":
                 continue
             receiver = func.value
             if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) \

@@ -4,15 +4,13 @@ from typing import ClassVar
 
 import libcst as cst
 
-from pipelint.model import BATCH_METHODS, DatasetPath, Op, find_arg, literal_int
+from pipelint.model import BATCH_METHODS, FILE_NAME_SOURCES, DatasetPath, Op, find_arg, literal_int
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
 # Ops that never produce more elements than they receive.
 _NON_GROWING = frozenset({"map", "filter", "cache", "prefetch", "shuffle", "skip", "shard",
                           "with_options", "enumerate", "ignore_errors", "take_while", "unique",
                           "assert_cardinality"})
-# Elements that are sources to open, not examples: a small buffer over them is normal.
-_SOURCE_LISTS = frozenset({"tensorflow.data.Dataset.list_files"})
 
 
 def _origin_size(path: DatasetPath) -> int | None:
@@ -57,8 +55,9 @@ def _size_bound(path: DatasetPath) -> int | None:
 
 
 def _file_names(path: DatasetPath) -> bool:
-    """Are the elements still the file names of `list_files` (not yet opened)?"""
-    return path.origin.kind in _SOURCE_LISTS and not any(
+    """Are the elements still the file names of `list_files` (not yet opened)? A small buffer
+    over sources to open is normal."""
+    return path.origin.kind in FILE_NAME_SOURCES and not any(
         op.name in ("interleave", "flat_map") for op in path.ops)
 
 

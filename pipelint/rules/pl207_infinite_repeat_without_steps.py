@@ -2,19 +2,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model import Consumer, DatasetPath, find_arg, is_none, literal_int
+from pipelint.model import (
+    ENDLESS_SOURCES, EPOCHS_ARGUMENT_SOURCES, Consumer, DatasetPath, find_arg, is_none, literal_int,
+)
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
-# Sources that never end on their own.
-_ENDLESS_SOURCES = frozenset({
-    "tensorflow.data.Dataset.counter", "tensorflow.data.experimental.Counter",
-    "tensorflow.data.Dataset.random",
-})
-# Sources that repeat forever unless `num_epochs` is given: (keyword, position).
-_EPOCH_SOURCES = {
-    "tensorflow.data.experimental.make_csv_dataset": ("num_epochs", 10),
-    "tensorflow.data.experimental.make_batched_features_dataset": ("num_epochs", 6),
-}
 # Ops after which an endless stream may end.
 _BOUNDING = frozenset({"take", "take_while", "apply"})
 # The argument that bounds each consumer, by consumer kind.
@@ -25,12 +17,12 @@ _STEPS = {"fit": "steps_per_epoch", "validation": "validation_steps", "evaluate"
 def _endless_origin(path: DatasetPath) -> tuple[str, str] | None:
     kind = path.origin.kind
     node = path.origin.node
-    if kind in _ENDLESS_SOURCES:
+    if kind in ENDLESS_SOURCES:
         return (f"`{kind.rsplit('.', 1)[-1]}()`", "add a `take()`")
-    if kind in _EPOCH_SOURCES and isinstance(node, cst.Call):
+    if kind in EPOCHS_ARGUMENT_SOURCES and isinstance(node, cst.Call):
         if any(arg.star for arg in node.args):
             return None
-        keyword, position = _EPOCH_SOURCES[kind]
+        keyword, position = EPOCHS_ARGUMENT_SOURCES[kind]
         arg = find_arg(node, keyword, position)
         if arg is None or is_none(arg.value):
             return (f"`{kind.rsplit('.', 1)[-1]}` without `num_epochs`", "set `num_epochs=1`")

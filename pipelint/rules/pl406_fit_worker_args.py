@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model import PipelineModel
+from pipelint.model import TRAINING_METHODS, PipelineModel
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
-_METHODS = frozenset({"fit", "evaluate", "predict"})
 _WORKER_ARGS = ("workers", "use_multiprocessing", "max_queue_size")
 
 
@@ -151,7 +150,7 @@ No automatic fix.
         for site in model.calls:
             func = site.call.func
             if site.qualified_name is not None or not isinstance(func, cst.Attribute) \
-                    or func.attr.value not in _METHODS:
+                    or func.attr.value not in TRAINING_METHODS:
                 continue
             passed = [a for a in site.call.args
                       if a.keyword is not None and a.keyword.value in _WORKER_ARGS]
@@ -169,13 +168,13 @@ No automatic fix.
 
     @staticmethod
     def _own_methods(model: PipelineModel) -> set[str]:
-        """Names in `_METHODS` that the module defines itself with a worker parameter or `**kwargs`."""
+        """Names in `TRAINING_METHODS` that the module defines itself with a worker parameter or `**kwargs`."""
         defs = list(model.functions.values())
         for methods in model.methods.values():
             defs.extend(methods.values())
         own = set()
         for func in defs:
-            if func.name.value not in _METHODS:
+            if func.name.value not in TRAINING_METHODS:
                 continue
             params = func.params
             names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}

@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model import PipelineModel, find_arg, literal_int
+from pipelint.model import TRAINING_METHODS, PipelineModel, find_arg, literal_int
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
-_TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
 
 def _workers_state(call: cst.Call) -> str:
@@ -258,7 +257,7 @@ No automatic fix.
     def _fit_takes_workers(model: PipelineModel) -> bool:
         for site in model.calls:
             func = site.call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in _TRAINING_METHODS \
+            if isinstance(func, cst.Attribute) and func.attr.value in TRAINING_METHODS \
                     and find_arg(site.call, "workers") is not None:
                 return True
         return False

@@ -1,0 +1,244 @@
+"""Facts the model owns so that rules need not re-derive them: batching state along a path, what a
+mapped function returns and does, optimizer factories, PyDataset `__init__`s."""
+from __future__ import annotations
+
+from textwrap import dedent
+
+import libcst as cst
+
+from pipelint.api import check_source
+from pipelint.model import PipelineModel, batch_states
+
+
+def build(source: str) -> PipelineModel:
+    return PipelineModel.build(cst.parse_module(dedent(source)))
+
+
+def only_site(model: PipelineModel, name: str):
+    (site,) = list(model.ops(name))
+    return site
+
+
+def test_batched_at_follows_batch_and_unbatch_along_the_path():
+    model = build("""\
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).batch(2).unbatch().shuffle(4).padded_batch(2).prefetch(1)
+    """)
+    (path,) = only_site(model, "prefetch").prefixes
+    states = {op.name: batched for op, batched in batch_states(path.all_ops())}
+    assert states == {"batch": False, "unbatch": True, "shuffle": False, "padded_batch": False}
+    shuffle = next(op for op in path.ops if op.name == "shuffle")
+    assert path.batched_at(shuffle) is False
+    assert path.ends_batched() is True
+
+
+def test_every_batching_method_batches_including_sparse_and_bucketing():
+    for method in ("batch(2)", "padded_batch(2)", "ragged_batch(2)", "sparse_batch(2, [4])",
+                   "bucket_by_sequence_length(len, [4], [2, 2])"):
+        model = build(f"""\
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(8).{method}.prefetch(1)
+        """)
+        (path,) = only_site(model, "prefetch").prefixes
+        assert path.ends_batched(), method
+
+
+def test_implicit_batch_of_a_keras_helper_counts():
+    model = build("""\
+        import keras
+        ds = keras.utils.image_dataset_from_directory('d').shuffle(8)
+    """)
+    (path,) = only_site(model, "shuffle").prefixes
+    assert path.ends_batched()
+
+
+def map_facts(source: str):
+    return only_site(build(source), "map").op.facts
+
+
+def test_lambda_of_casts_and_arithmetic_is_elementwise_and_shape_free():
+    facts = map_facts("""\
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: tf.cast(x, tf.float32) / 255.0)
+    """)
+    assert facts.returned is not None and facts.elementwise and not facts.shape_bound
+
+
+def test_reshape_and_indexing_are_shape_bound():
+    for body in ("tf.reshape(x, [-1])", "x[0]", "x[:3]", "tf.expand_dims(x, 0)"):
+        facts = map_facts(f"""\
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(8).map(lambda x: {body})
+        """)
+        assert facts.shape_bound, body
+    facts = map_facts("""\
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: x['image'])
+    """)
+    assert not facts.shape_bound  # a feature by name, not a slice of the element
+
+
+def test_returned_expression_of_a_module_level_def_that_only_returns():
+    facts = map_facts('''\
+        import tensorflow as tf
+
+        def scale(x):
+            """uint8 -> float."""
+            return tf.one_hot(x, 10)
+
+        ds = tf.data.Dataset.range(8).map(scale)
+    ''')
+    assert isinstance(facts.returned, cst.Call) and facts.elementwise
+    facts = map_facts("""\
+        import tensorflow as tf
+
+        def decode(x):
+            y = tf.io.decode_png(x)
+            return y
+
+        ds = tf.data.Dataset.range(8).map(decode)
+    """)
+    assert facts.known and facts.returned is None and not facts.elementwise
+
+
+def test_a_partial_is_not_read_as_what_it_returns():
+    facts = map_facts("""\
+        import functools
+        import tensorflow as tf
+
+        def scale(x, k):
+            return x * k
+
+        ds = tf.data.Dataset.range(8).map(functools.partial(scale, k=2))
+    """)
+    assert facts.known and facts.returned is None
+
+
+def test_unknown_calls_are_not_elementwise():
+    facts = map_facts("""\
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(8).map(lambda x: tf.image.resize(x, (8, 8)))
+    """)
+    assert facts.returned is not None and not facts.elementwise
+
+
+def test_randomness_inside_the_python_function_a_py_function_wraps():
+    facts = map_facts("""\
+        import numpy as np
+        import tensorflow as tf
+
+        def jitter(x):
+            return x + np.random.normal()
+
+        ds = tf.data.Dataset.range(8).map(lambda x: tf.numpy_function(jitter, [x], tf.float64))
+    """)
+    assert facts.py_function is not None and facts.randomness is None
+    assert cst.Module([]).code_for_node(facts.py_function_randomness.func) == "np.random.normal"
+
+
+def compiled_optimizer(source: str):
+    model = build(source)
+    (site,) = model.compiles
+    return model, site.optimizer
+
+
+def test_an_optimizer_factory_whose_every_return_builds_one():
+    model, optimizer = compiled_optimizer("""\
+        import keras
+
+        def make(lr):
+            if lr:
+                return keras.optimizers.Adam(lr)
+            return keras.optimizers.SGD()
+
+        opt = make(1e-3)
+        net = keras.Sequential()
+        net.compile(optimizer=opt)
+    """)
+    assert model.is_model_bound_optimizer(optimizer)
+
+
+def test_factories_that_may_return_something_else_or_a_legacy_optimizer_are_not():
+    for body in ("return keras.optimizers.legacy.Adam()",
+                 "if a:\n        return keras.optimizers.Adam()\n    return 'adam'",
+                 "def inner():\n        return keras.optimizers.Adam()\n    return inner"):
+        model, optimizer = compiled_optimizer(
+            "import keras\n\ndef make(a=None):\n    " + body + "\n\n"
+            "opt = make()\nnet = keras.Sequential()\nnet.compile(optimizer=opt)\n")
+        assert not model.is_model_bound_optimizer(optimizer), body
+
+
+def test_pydataset_classes_and_their_base_init_calls():
+    model = build("""\
+        import keras
+        from keras.utils import PyDataset
+
+        class A(keras.utils.PyDataset):
+            def __init__(self, paths, **kwargs):
+                super().__init__(**kwargs)
+                self.paths = paths
+
+        class B(PyDataset):
+            def __init__(self, paths):
+                PyDataset.__init__(self, workers=4)
+
+                def later():
+                    super().__init__(workers=1)
+
+        class C(PyDataset):
+            def __len__(self):
+                return 1
+
+        class D:
+            def __init__(self):
+                self.workers = 2
+    """)
+    a, b, c = model.pydataset_classes()
+    assert [cls.name.value for cls in (a, b, c)] == ["A", "B", "C"]
+    (call_a,) = model.base_init_calls(a)
+    assert [arg.star for arg in call_a.args] == ["**"]
+    (call_b,) = model.base_init_calls(b)  # the nested def's call is not `__init__`'s own
+    assert [arg.keyword.value for arg in call_b.args] == ["workers"]  # `self` dropped
+    assert model.base_init_calls(c) is None
+    init_a = model.methods[a]["__init__"]
+    assert model.sets_self_attribute(init_a, "paths")
+    assert not model.sets_self_attribute(init_a, "workers")
+
+
+def test_call_sites_know_the_function_whose_own_body_makes_them():
+    model = build("""\
+        import tensorflow as tf
+
+        def outer():
+            tf.print(1)
+
+            def inner():
+                tf.print(2)
+
+        tf.print(3)
+    """)
+    owners = {cst.Module([]).code_for_node(site.call.args[0].value): site.function
+              for site in model.calls if site.qualified_name == "tensorflow.print"}
+    assert owners["1"].name.value == "outer"
+    assert owners["2"].name.value == "inner"
+    assert owners["3"] is None
+
+
+# The model's one set of batching methods now includes `sparse_batch` and
+# `bucket_by_sequence_length` (PL103 had them, PL201/PL203/PL205 did not).
+def test_shuffle_after_bucketing_shuffles_batches():
+    found = check_source(dedent("""\
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).bucket_by_sequence_length(len, [8], [4, 4]).shuffle(100)
+    """), select=["PL203"])
+    assert [d.code for d in found] == ["PL203"]
+    assert "bucket_by_sequence_length" in found[0].message
+
+
+def test_a_small_shuffle_of_sparse_batches_is_not_a_tiny_example_buffer():
+    source = dedent("""\
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).{}.shuffle(10)
+    """)
+    assert check_source(source.format("map(parse)"), select=["PL205"])
+    assert not check_source(source.format("sparse_batch(8, [4])"), select=["PL205"])
