@@ -8,7 +8,7 @@ import pkgutil
 
 from pipelint.rules.base import At, EngineCode, Invalid, NodeFix, Option, Rule, RuleContext
 
-__all__ = ["At", "EngineCode", "Invalid", "NodeFix", "Option", "Rule", "RuleContext", "all_rules", "get_rule"]
+__all__ = ["At", "EngineCode", "Invalid", "NodeFix", "Option", "Rule", "RuleContext", "all_rules"]
 
 _REGISTRY: dict[str, type[Rule]] | None = None
 
@@ -35,6 +35,3 @@ def all_rules() -> dict[str, type[Rule]]:
         _REGISTRY = _load()
     return _REGISTRY
 
-
-def get_rule(code: str) -> type[Rule] | None:
-    return all_rules().get(code.upper())

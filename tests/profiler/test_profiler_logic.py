@@ -102,7 +102,7 @@ def test_memory_check_for_cache():
     assert "cache(filename)" in pl301[0]["message"]
 
 
-def test_rule_name_falls_back():
+def test_rule_name_comes_from_the_code_table():
     assert advice.rule_name("PL106") == "py-function-in-map"
     assert advice.rule_name("PL407") == "pydataset-without-workers"
 
