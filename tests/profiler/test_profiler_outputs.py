@@ -145,3 +145,20 @@ def test_option_off_writes_nothing_and_imports_no_tensorboard(tmp_path):
                          cwd=tmp_path, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert out.stdout.split() == ["False", "8", "False"], out.stderr[-2000:]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job.py"]
+
+
+def test_pipeline_profiler_log_dir_in_code(tmp_path):
+    import keras
+    import numpy as np
+
+    from pipelint.profiler import PipelineProfiler
+    x = np.random.rand(96, 4).astype("float32")
+    ds = tf.data.Dataset.from_tensor_slices((x, x[:, :1])).batch(8)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    cb = PipelineProfiler(log_dir=str(tmp_path / "tb"), report=False, sample_every=4)
+    model.fit(ds, epochs=2, verbose=0, callbacks=[cb])
+    assert cb.result["tensorboard"]["run_dir"] == str(tmp_path / "tb" / "train")
+    acc = _events(tmp_path / "tb" / "train")
+    assert len(_values(acc, "pipelint/step_time_ms")) == cb.result["steps"] > 0
+    assert acc.Tensors("pipelint/report")
