@@ -172,8 +172,8 @@ def _timeline(r: dict[str, Any]) -> str:
     last = max(b["last"] for b in bins)
     span = max(1, last - first + 1)
 
-    def x(step: float) -> float:
-        return left + pw * (step - first) / span
+    def x(step: float) -> float:  # the right edge of `step`'s bar: x(first - 1) is the plot's left edge
+        return left + pw * (step - first + 1) / span
 
     measured = sorted(b["step_ms"] for b in bins if not b["warmup"]) or sorted(b["step_ms"] for b in bins)
     # Scale to the measured steps: warm-up (tracing, seconds) would flatten everything else.
