@@ -302,30 +302,37 @@ def _stages(r: dict[str, Any]) -> str:
     return "<h2>Stages (time per delivered batch)</h2>" + "".join(svg) + "".join(rows)
 
 
-def _verification(v: Any) -> str:
-    """A suggestion's `verification` (from `--verify`), whatever keys it carries."""
-    if not v:
+def _candidate(r: dict[str, Any], s: dict[str, Any]) -> dict[str, Any] | None:
+    """The `--verify` result of suggestion `s`: its own `verification`, else the section's candidate
+    with the same code and action."""
+    own = s.get("verification")
+    if isinstance(own, dict):
+        spread = own.get("spread") or [None, None]
+        return {**own, "measured_min": spread[0], "measured_max": spread[1]}
+    for c in (r.get("verification") or {}).get("candidates") or []:
+        if (c.get("code"), c.get("action")) == (s.get("code"), s.get("action")):
+            return c
+    return None
+
+
+def _measured(c: dict[str, Any] | None) -> str:
+    if not c:
         return ""
-    if not isinstance(v, dict):
-        return f" <span class='note'>verification: {_e(v)}</span>"
-    measured = v.get("measured_speedup")
-    status = v.get("status") or v.get("verdict") or v.get("result")
-    bits = []
-    if measured is not None:
-        spread = v.get("spread") or v.get("measured_spread")
-        sp = ""
-        if isinstance(spread, (list, tuple)) and len(spread) == 2:
-            sp = f" ({spread[0]:.2f}-{spread[1]:.2f})"
-        elif isinstance(spread, (int, float)):
-            sp = f" (±{spread:.2f})"
-        bits.append(f"<b>measured {measured:.2f}&times;</b>{sp}")
-    if status:
-        bits.append(_e(status))
-    for k, val in v.items():
-        if k not in ("measured_speedup", "spread", "measured_spread", "status", "verdict", "result") \
-                and isinstance(val, (str, int, float)) and not isinstance(val, bool):
-            bits.append(f"{_e(k.replace('_', ' '))} {_e(val)}")
-    return " <span class='verified'>verified: " + ", ".join(bits) + "</span>" if bits else ""
+    if c.get("measured_speedup"):
+        rng = ""
+        if c.get("measured_min") is not None and c.get("measured_max") is not None:
+            rng = f" ({c['measured_min']:.2f}-{c['measured_max']:.2f})"
+        return (f" <span class='verified'><b>measured {c['measured_speedup']:.2f}&times;</b>{rng},"
+                f" {_e(c.get('status') or '')}</span>")
+    return f" <span class='note'>not measured: {_e(c.get('error') or 'no steps')}</span>"
+
+
+def _expected(s: dict[str, Any]) -> str:
+    sp = s.get("expected_speedup")
+    if not sp:
+        return ""
+    word = "up to" if s.get("speedup_basis") == "upper-bound" else "expected"
+    return f" <b>{word} {sp:.2f}&times;</b>"
 
 
 def _suggestions(r: dict[str, Any]) -> str:
@@ -333,23 +340,53 @@ def _suggestions(r: dict[str, Any]) -> str:
     if r.get("suggestions"):
         parts.append("<h2>Suggestions (best first)</h2><ol>")
         for s in r["suggestions"]:
-            action = f" <span class='action'>{_e(s['action'])}</span>:" if s.get("action") else ""
-            word = "up to" if s.get("speedup_basis") == "upper-bound" else "expected"
-            sp = f" <b>{word} {s['expected_speedup']:.2f}&times;</b>" if s.get("expected_speedup") else ""
+            action = f"<span class='action'>{_e(s['action'])}</span>: " if s.get("action") else ""
             where = f" at <code>{_e(_short(s.get('source')))}</code>" if s.get("source") else ""
-            head = f"<code>{_e(s['code'])}</code> ({_e(s['name'])})" if s.get("code") else "advice"
-            parts.append(f"<li>{head}{where}{sp}{_verification(s.get('verification'))}"
-                         f"<br>{action} {_e(s['message'])}</li>")
+            name = f" ({_e(s['name'])})" if s.get("name") else ""
+            parts.append(f"<li><code>{_e(s.get('code') or 'advice')}</code>{name}{where}{_expected(s)}"
+                         f"{_measured(_candidate(r, s))}<br>{action}{_e(s['message'])}</li>")
         parts.append("</ol>")
     elif r.get("no_suggestion_reason"):
         parts.append(f"<p>No suggestion: {_e(r['no_suggestion_reason'])}</p>")
+    parts.append(_verification(r.get("verification")))
     for m in r.get("memory") or []:
         parts.append(f"<p>memory: {_e(m['message'])}</p>")
     for k, v in (r.get("pydataset_getitem") or {}).items():
         parts.append(f"<p class='note'>{_e(k)}: {v['calls']} calls, {v['ms_per_call']:.2f} ms each</p>")
     for err in r.get("probe_errors") or []:
         parts.append(f"<p class='warn'>probe error (probe switched off): {_e(err)}</p>")
-    return "\n".join(parts)
+    return "\n".join(p for p in parts if p)
+
+
+def _verification(v: dict[str, Any] | None) -> str:
+    """The `--verify` section: each fix run in fresh processes against the unchanged job."""
+    if not v:
+        return ""
+    if v.get("error"):
+        return f"<h2>Verification</h2><p class='warn'>{_e(v['error'])}</p>"
+    parts = [f"<h2>Verification</h2><p class='note'>{v.get('rounds')} alternating rounds of"
+             f" {v.get('steps')} steps per run, a fresh process each; the unchanged job:"
+             f" {_num(v.get('baseline_step_ms'), '.2f')} ms per step (median).</p>"]
+    cands = v.get("candidates") or []
+    if cands:
+        parts.append("<table><tr><th>fix</th><th>predicted</th><th>measured</th><th>range</th><th>result</th></tr>")
+        for c in cands:
+            pred = c.get("expected_speedup")
+            pred_s = "-" if not pred else (("up to " if c.get("speedup_basis") == "upper-bound" else "")
+                                           + f"{pred:.2f}&times;")
+            meas = c.get("measured_speedup")
+            rng = (f"{c['measured_min']:.2f}-{c['measured_max']:.2f}" if c.get("measured_min") is not None
+                   and c.get("measured_max") is not None else "-")
+            parts.append(f"<tr><td>{_e(c.get('label'))}</td><td class='n'>{pred_s}</td>"
+                         f"<td class='n'>{_num(meas, '.2f') + '&times;' if meas else '-'}</td><td class='n'>{rng}</td>"
+                         f"<td>{_e(c.get('status') or c.get('error') or '')}</td></tr>")
+        parts.append("</table>")
+    top = v.get("top")
+    if top:
+        parts.append(f"<p>Top suggestion: <b>{_e(top.get('status'))}</b> ({_e(top.get('label'))})</p>")
+    for n in v.get("not_verified") or []:
+        parts.append(f"<p class='note'>not verifiable: {_e(n)}</p>")
+    return "".join(parts)
 
 
 def _footer(r: dict[str, Any]) -> str:

@@ -168,11 +168,13 @@ def render_markdown(r: dict[str, Any]) -> str:
             if s.get("action"):
                 extra.append(f"action `{s['action']}`")
             if s.get("expected_speedup"):
-                extra.append(f"expected {s['expected_speedup']:.2f}x")
-            measured = (s.get("verification") or {}).get("measured_speedup")
+                word = "up to" if s.get("speedup_basis") == "upper-bound" else "expected"
+                extra.append(f"{word} {s['expected_speedup']:.2f}x")
+            measured = next((c.get("measured_speedup") for c in (r.get("verification") or {}).get("candidates") or []
+                             if (c.get("code"), c.get("action")) == (s.get("code"), s.get("action"))), None)
             if measured:
-                extra.append(f"measured {measured:.2f}x")
-            out.append(f"1. `{s['code']}` {s['name']}" + (f" ({', '.join(extra)})" if extra else "")
+                extra.append(f"measured {measured:.2f}x with --verify")
+            out.append(f"1. `{s.get('code') or 'advice'}` {s.get('name') or ''}" + (f" ({', '.join(extra)})" if extra else "")
                        + f": {s['message']}")
     return "\n".join(out) + "\n"
 

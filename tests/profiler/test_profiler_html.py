@@ -40,10 +40,15 @@ def _report():
         "bottleneck": {"stage": "map(<decode & parse>)", "source": {"path": "/x/train.py", "line": 9}},
         "suggestions": [{"code": "PL101", "name": "map-without-parallelism", "message": "add num_parallel_calls",
                          "source": {"path": "/x/train.py", "line": 9}, "stage": "map", "expected_speedup": 1.8,
-                         "action": "parallelize",
-                         "verification": {"measured_speedup": 1.72, "spread": [1.6, 1.8], "status": "confirmed"}},
+                         "action": "parallelize"},
                         {"code": "PL103", "name": "missing-prefetch", "message": "add prefetch",
                          "source": None, "stage": "batch", "expected_speedup": None}],
+        "verification": {"steps": 60, "rounds": 3, "baseline_step_ms": 9.1, "top": {"label": "PL101 parallelize",
+                                                                                 "status": "confirmed"},
+                         "candidates": [{"label": "PL101 parallelize", "code": "PL101", "action": "parallelize",
+                                         "expected_speedup": 1.8, "measured_speedup": 1.72, "measured_min": 1.6,
+                                         "measured_max": 1.8, "status": "confirmed"}],
+                         "not_verified": ["PL106 rewrite-tf-ops: a code rewrite"]},
         "memory": [], "pydataset_getitem": {}, "thresholds": {"input_bound": 0.2, "model_bound": 0.05},
         "probe_errors": [], "environment": {"tensorflow": "2.21", "keras": "3.15", "cpus": 2, "gpus": 0},
         "xprof": {"dir": "/x/xp", "trace": "/x/xp/plugins/profile/1/h.xplane.pb", "open": "xprof --logdir /x/xp",
@@ -60,6 +65,7 @@ def test_page_is_self_contained_and_escaped():
     assert not re.search(r"(?i)<script|<link|<img|<iframe|@import|url\(|https?://", page)
     assert "map(&lt;decode &amp; parse&gt;)" in page and "<decode" not in page
     assert "parallelize" in page and "measured 1.72" in page and "expected 1.80" in page
+    assert "<h2>Verification</h2>" in page and "not verifiable: PL106" in page
     assert page.count("<svg") == 3  # the split bar, the timeline, the stage bars
     assert "epoch 2" in page and "warm-up" in page
 
@@ -114,7 +120,8 @@ def test_report_lays_out_in_headless_chromium(tmp_path):
     assert measured["bars"] >= 2 * 116 + 2
     assert measured["epochLabels"] == ["epoch 1", "epoch 2"]
     assert not measured["overflowX"]
-    assert measured["headings"][:2] == ["XProf", "Timeline"]
+    assert measured["headings"] == ["XProf", "Timeline", "Stages (time per delivered batch)",
+                                    "Suggestions (best first)", "Verification"]
     shots = os.environ.get("PIPELINT_SCREENSHOT_DIR") or str(tmp_path)
     shot = os.path.join(shots, "pipelint-report.png")
     subprocess.run(flags + [f"--screenshot={shot}", (tmp_path / "report.html").as_uri()],
