@@ -100,8 +100,9 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "probe_errors": list(session.errors),
         "environment": _environment(),
     }
-    timeline = session.timelines.primary(session.preferred if session.preferred in session.pipelines
-                                         else (pipe.key if pipe is not None else None))
+    timeline = session.timelines.primary()
+    if timeline is not None:
+        timeline.mark_warmup(stats.warmup_indices())
     report["timeline"] = timeline.to_dict() if timeline is not None and timeline.points else None
     if extra:
         report.update(extra)

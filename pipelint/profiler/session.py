@@ -73,12 +73,10 @@ class StepStats:
         tot = sum(self.step[-n:])
         return (sum(self.wait[-n:]) / tot) if tot > 0 else None
 
-    def steady(self) -> tuple[list[float], list[float], int]:
-        """(steps, waits, number of warm-up steps left out)."""
+    def _warmup(self) -> list[tuple[int, int, int]]:
+        """Per segment: (first index, end index, leading warm-up steps)."""
         bounds = (self.segments or [0]) + [len(self.step)]
-        steps: list[float] = []
-        waits: list[float] = []
-        dropped = 0
+        out = []
         for a, b in zip(bounds, bounds[1:]):
             seg = self.step[a:b]
             k = 0
@@ -87,10 +85,23 @@ class StepStats:
                 if seg[k] <= WARMUP_FACTOR * rest:
                     break
                 k += 1
+            out.append((a, b, k))
+        return out
+
+    def steady(self) -> tuple[list[float], list[float], int]:
+        """(steps, waits, number of warm-up steps left out)."""
+        steps: list[float] = []
+        waits: list[float] = []
+        dropped = 0
+        for a, b, k in self._warmup():
             dropped += k
-            steps += seg[k:]
+            steps += self.step[a + k:b]
             waits += self.wait[a + k:b]
         return steps, waits, dropped
+
+    def warmup_indices(self) -> set[int]:
+        """Indices into `step` that `steady` leaves out (the timeline greys them out)."""
+        return {i for a, _b, k in self._warmup() for i in range(a, a + k)}
 
     def summary(self) -> dict[str, Any] | None:
         """Median step and wait (ms), spread (p10-p90), mean, fraction waiting; None without steps."""

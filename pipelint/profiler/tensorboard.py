@@ -196,11 +196,16 @@ class Output:
         return self.writer
 
     def _take(self, timeline, points: list[Point]) -> None:
-        if timeline is self.session.timelines.primary(self.session.preferred):
+        if timeline is self.session.timelines.primary():
             self._writer().steps(points)
 
     def epoch_end(self) -> None:
         tls = self.session.timelines
+        primary = tls.primary()
+        if primary is not None:
+            # Warm-up is judged from the steps so far, as the report will judge it; written points stay.
+            stats, _ = self.session.step_stats()
+            primary.mark_warmup(stats.warmup_indices())
         for tl in [tls.fit, *tls.loops.values()]:
             points = tl.drain()
             if points:
@@ -209,7 +214,7 @@ class Output:
     def finish(self, report: dict[str, Any]) -> None:
         """Write what is left and the report; add the `tensorboard` key to the report."""
         self.epoch_end()
-        tl = self.session.timelines.primary(self.session.preferred)
+        tl = self.session.timelines.primary()
         w = self._writer()
         w.report(report, step=max(1, tl.last_step if tl else 1))
         w.close()

@@ -18,6 +18,7 @@ class Point:
     step_s: float          # summed step time, seconds
     wait_s: float | None   # summed input wait, seconds; None when not known for these steps
     warmup: bool           # tracing / pipeline start: shown, but left out of the report's figures
+    index: int | None = None  # position among the steps the session measured (not its tick warm-up)
 
 
 class Timeline:
@@ -31,6 +32,7 @@ class Timeline:
         self.epoch_starts: list[int] = []  # step numbers where an epoch (or a new iterator) began
         self.last_step = 0
         self.grain = 1  # steps per point; doubles each time the points are merged in pairs
+        self._measured = 0  # steps added with warmup=False: the session's step statistics, in order
         self._unsent: list[Point] = []
         self._sink = None  # called with full-resolution points when `drain` is not called often enough
 
@@ -39,6 +41,16 @@ class Timeline:
         nxt = self.last_step + 1 if number is None else number
         if not self.epoch_starts or self.epoch_starts[-1] != nxt:
             self.epoch_starts.append(nxt)
+
+    def mark_warmup(self, indices: set[int]) -> None:
+        """Grey out measured steps the session's figures leave out as warm-up (decided after the fact,
+        from the steps that follow them); `indices` count measured steps in the order they were added."""
+        if not indices:
+            return
+        for pts in (self.points, self._unsent):
+            for p in pts:
+                if p.n == 1 and p.index in indices:
+                    p.warmup = True
 
     def fill_wait(self, wait_s: float) -> None:
         """Give the latest steps recorded without a wait (fit: one estimate per window) this wait per step."""
@@ -54,17 +66,20 @@ class Timeline:
         if not self.epoch_starts:
             self.epoch_starts.append(number)
         self.last_step = number
+        index = None
+        if not warmup:
+            index, self._measured = self._measured, self._measured + 1
         if self._sink is not None:
-            self._unsent.append(Point(number, 1, step_s, wait_s, warmup))
+            self._unsent.append(Point(number, 1, step_s, wait_s, warmup, index))
             if len(self._unsent) >= self.max_unsent:
                 self._sink(self.drain())
         last = self.points[-1] if self.points else None
         # Once coarsened, a point fills up to `grain` steps (never across warm-up and measured steps).
-        if last is not None and last.n < self.grain and last.warmup == warmup:
+        if last is not None and last.n < self.grain and last.warmup == warmup and index is not None:
             last.step, last.n, last.step_s = number, last.n + 1, last.step_s + step_s
             last.wait_s = None if last.wait_s is None or wait_s is None else last.wait_s + wait_s
         else:
-            self.points.append(Point(number, 1, step_s, wait_s, warmup))
+            self.points.append(Point(number, 1, step_s, wait_s, warmup, index))
         if len(self.points) > self.max_points:
             self._coarsen()
 
@@ -155,11 +170,9 @@ class RunTimelines:
         for listener in list(self.listeners):
             listener()
 
-    def primary(self, pipeline_key: int | None = None) -> Timeline | None:
-        """The training timeline: fit's when fit ran, else the loop over `pipeline_key` (the pipeline
-        given to probe(), or the report's), else the first pipeline iterated in a loop."""
+    def primary(self) -> Timeline | None:
+        """The training timeline, as the session's step figures choose it: fit's when fit ran, else the
+        loop pipeline with the most measured steps."""
         if self.fit.points:
             return self.fit
-        if pipeline_key in self.loops:
-            return self.loops[pipeline_key]
-        return next(iter(self.loops.values()), None)
+        return max(self.loops.values(), key=lambda t: t._measured, default=None)
