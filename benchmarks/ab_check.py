@@ -1,13 +1,15 @@
 """A/B: `pipelint check` from two source trees on the same files -- same output? how fast?
 
 For refactors that must not change what users see or how long they wait. The base tree is a git
-revision (default `main`) extracted with `git archive`; the new tree is this working tree. Both
+revision (default `main`) extracted with `git archive`; the new tree is this working tree, or
+another revision (`--new`). Both
 run with the same interpreter, from the same directory, alternating (base, new, new, base, ...) so
 that background load hits them alike; the report gives each side's median wall time, the ratio,
 and whether stdout, stderr and the exit code were byte-identical in every round.
 
     python benchmarks/ab_check.py examples/ tests/corpus/                    # main vs working tree
     python benchmarks/ab_check.py --base HEAD~3 --rounds 9 path/to/tree
+    python benchmarks/ab_check.py --base abc123~1 --new abc123 examples/      # one commit's effect
     python benchmarks/ab_check.py --args "--select ALL --output-format json" examples/
 
 Exit status 1 when an output differs. Timings depend on the machine's load: the report prints
@@ -57,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="what to check (relative to --cwd)")
     parser.add_argument("--base", default="main", help="git revision of the base tree (default main)")
+    parser.add_argument("--new", default=None, help="git revision of the new tree (default: the working tree)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--args", default="--select ALL --output-format concise --exit-zero",
                         help="extra `pipelint check` arguments, one string")
@@ -66,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     args = [*options.paths, *shlex.split(options.args)]
     print(f"load average before: {os.getloadavg()[0]:.2f}; cores: {os.cpu_count()}")
     with tempfile.TemporaryDirectory(prefix="pipelint-ab-") as scratch:
-        trees = {"base": _extract(options.base, Path(scratch)), "new": ROOT}
+        trees = {"base": _extract(options.base, Path(scratch) / "base"),
+                 "new": _extract(options.new, Path(scratch) / "new") if options.new else ROOT}
         times: dict[str, list[float]] = {"base": [], "new": []}
         outputs: dict[str, set[tuple[bytes, bytes, int]]] = {"base": set(), "new": set()}
         for round_ in range(options.rounds):
@@ -78,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     identical = len(outputs["base"]) == 1 and outputs["base"] == outputs["new"]
     base, new = statistics.median(times["base"]), statistics.median(times["new"])
     print(f"base {options.base}: median {base:.3f} s  ({' '.join(f'{t:.2f}' for t in times['base'])})")
-    print(f"new  working tree: median {new:.3f} s  ({' '.join(f'{t:.2f}' for t in times['new'])})")
+    print(f"new  {options.new or 'working tree'}: median {new:.3f} s  ({' '.join(f'{t:.2f}' for t in times['new'])})")
     print(f"ratio new/base: {new / base:.3f}")
     print(f"stdout, stderr and exit code identical in every round: {'yes' if identical else 'NO'}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
