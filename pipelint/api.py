@@ -12,7 +12,8 @@ from pathlib import Path
 from pipelint.config import CliOverrides, SettingsResolver, load_settings
 from pipelint.diagnostics import Diagnostic
 from pipelint.discovery import discover
-from pipelint.engine import check_files, lint_source, run_with_deep_stack
+from pipelint.engine import check_files, lint_notebook, lint_source, run_with_deep_stack
+from pipelint.notebook import is_notebook_path
 
 __all__ = ["check_paths", "check_source"]
 
@@ -21,11 +22,13 @@ def check_source(source: str, path: str = "<string>", select: Sequence[str] | No
     """The diagnostics pipelint reports for `source` (default rules unless `select`).
 
     No configuration file is read: `select` (codes, prefixes or ALL) alone decides the rules.
+    A `path` ending in `.ipynb` reads `source` as a notebook's JSON (NotebookError if it is not).
     """
     overrides = CliOverrides(select=tuple(select) if select is not None else None)
     settings = load_settings(None, overrides, Path.cwd())
     codes = settings.enabled_codes(Path(path))
-    return [d for d in run_with_deep_stack(lint_source, source, path, codes, settings) if d.code in codes]
+    lint = lint_notebook if is_notebook_path(path) else lint_source
+    return [d for d in run_with_deep_stack(lint, source, path, codes, settings) if d.code in codes]
 
 
 def check_paths(paths: Sequence[str | os.PathLike], select: Sequence[str] | None = None,

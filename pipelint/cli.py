@@ -67,7 +67,7 @@ def main() -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_exclude, output_format,
           output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, quiet, config_path, jobs) -> None:
-    """Check Python files under PATHS (default: the current directory)."""
+    """Check Python files and Jupyter notebooks under PATHS (default: the current directory)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
     from pipelint.discovery import discover
     from pipelint.reporters import render, render_statistics
@@ -101,10 +101,7 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_e
             continue
         fixed_count += result.fixes_applied
         if diff:
-            diff_text.extend(difflib.unified_diff(
-                result.original_source.splitlines(keepends=True),
-                result.fixed_source.splitlines(keepends=True),
-                fromfile=f"a/{result.path}", tofile=f"b/{result.path}"))
+            diff_text.extend(_unified_diff(result))
         else:
             _write_fixed(result)
     diagnostics = [d for r in results for d in r.diagnostics]
@@ -132,6 +129,27 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_e
     if diff:
         sys.exit(EXIT_FINDINGS if fixed_count else EXIT_CLEAN)
     sys.exit(EXIT_FINDINGS if diagnostics else EXIT_CLEAN)
+
+
+def _unified_diff(result) -> list[str]:
+    """The fix as a unified diff; for a notebook, one per changed cell, named `path:cell N`."""
+    if not result.changed_cells:
+        return list(difflib.unified_diff(
+            result.original_source.splitlines(keepends=True),
+            result.fixed_source.splitlines(keepends=True),
+            fromfile=f"a/{result.path}", tofile=f"b/{result.path}"))
+
+    def lines(text: str) -> list[str]:
+        found = text.splitlines(keepends=True)
+        if found and not found[-1].endswith(("\n", "\r")):
+            found[-1] += "\n"  # a cell's last line has no line end; the diff still needs one
+        return found
+
+    out: list[str] = []
+    for number, old, new in result.changed_cells:
+        out.extend(difflib.unified_diff(lines(old), lines(new), fromfile=f"a/{result.path}:cell {number}",
+                                        tofile=f"b/{result.path}:cell {number}"))
+    return out
 
 
 def _write_fixed(result) -> None:

@@ -56,7 +56,12 @@ def rule_docs_url(code: str, name: str) -> str:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding. Lines and columns are 1-based; the end is exclusive."""
+    """One finding. Lines and columns are 1-based; the end is exclusive.
+
+    In a notebook, `cell` is the 1-based cell (counting every cell, markdown too) and lines,
+    including those of the fix's edits, count from the cell's first line; `cell` is None in a
+    Python file.
+    """
 
     path: str
     line: int
@@ -68,18 +73,26 @@ class Diagnostic:
     message: str
     severity: Severity
     fix: Fix | None = field(default=None, compare=False)
+    cell: int | None = None
 
     @property
     def url(self) -> str:
         return rule_docs_url(self.code, self.name)
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.column, self.code, self.message)
+        return (self.path, self.cell or 0, self.line, self.column, self.code, self.message)
+
+    @property
+    def location(self) -> str:
+        """`line:column`, or `cell N:line:column` in a notebook (as Jupyter and ruff show it)."""
+        where = f"{self.line}:{self.column}"
+        return f"cell {self.cell}:{where}" if self.cell is not None else where
 
     def to_dict(self) -> dict:
         """The stable JSON shape documented in the README: exactly these keys."""
         return {
             "path": self.path,
+            "cell": self.cell,
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,

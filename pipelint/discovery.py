@@ -1,4 +1,4 @@
-"""Find the Python files to check: walk directories, honour excludes and .gitignore files.
+"""Find the files to check (.py, .pyi, .ipynb): walk directories, honour excludes and .gitignore files.
 
 * Directories are walked with `os.scandir`. An entry matching the settings' exclude patterns
   (tested per entry, by basename or root-relative path, like ruff) is skipped without descending,
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PYTHON_SUFFIXES", "Discovery", "discover"]
 
-PYTHON_SUFFIXES = (".py", ".pyi")
+PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 @dataclass
@@ -165,7 +165,7 @@ def _join_display(display: str, name: str) -> str:
 
 def discover(paths: Sequence[str | Path], resolver: SettingsResolver,
              force_exclude: bool = False) -> Discovery:
-    """Collect the .py/.pyi files under `paths`. ConfigError from the resolver propagates."""
+    """Collect the .py/.pyi/.ipynb files under `paths`. ConfigError from the resolver propagates."""
     result = Discovery()
     found: dict[str, str] = {}  # absolute -> display form
     ignores = _GitIgnores()

@@ -17,7 +17,7 @@ import sys
 import threading
 import tokenize
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -27,6 +27,8 @@ from pipelint.codes import CODES, ENGINE_CODES
 from pipelint.diagnostics import Diagnostic, Edit, Fix
 from pipelint.fixes import applicable, apply_fixes
 from pipelint.model import PipelineModel
+from pipelint.notebook import (Notebook, NotebookError, Program, build_program, is_notebook_path,
+                               mask_cell, parse_notebook, replace_sources)
 from pipelint.positions import StatementIndex, node_positions
 from pipelint.rules import Rule, RuleContext, all_rules
 from pipelint.rules.base import Finding
@@ -53,6 +55,8 @@ class FileResult:
     file: Path | None = None
     encoding: str = "utf-8"
     bom: bool = False
+    #: In a notebook fixed: (cell number, old source, new source) of each changed cell.
+    changed_cells: list[tuple[int, str, str]] = field(default_factory=list)
 
     def fixed_bytes(self) -> bytes:
         """The fixed text in the file's own encoding, its byte-order mark kept (may raise
@@ -341,6 +345,8 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
         reason = error.strerror or type(error).__name__
         result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot read file: {reason}")]
         return result
+    if is_notebook_path(path):
+        return _check_notebook_file(result, data, codes, settings, fix_mode)
     try:
         source, result.encoding, result.bom = _decode(data)
     except ValueError as error:
@@ -356,6 +362,144 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
     if count:
         result.original_source, result.fixed_source, result.fixes_applied = source, fixed, count
     return result
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebooks: the Python cells become one program (pipelint.notebook), linted as a file is; the
+# findings move back to (cell, line in the cell); fixes are applied to the cells' own text.
+
+
+def _check_notebook_file(result: FileResult, data: bytes, codes: frozenset[str], settings: Settings,
+                         fix_mode: FixMode) -> FileResult:
+    path = result.path
+    try:
+        text = data.decode("utf-8")  # JSON is UTF-8 (RFC 8259)
+    except UnicodeDecodeError as error:
+        result.diagnostics = [_engine_diagnostic(path, "PL002", f"cannot decode notebook as UTF-8: {error.reason}")]
+        return result
+    result.bom = text.startswith("\ufeff")
+    if result.bom:
+        text = text[1:]
+    try:
+        diagnostics, fixed, count, changed = run_with_deep_stack(
+            lint_and_fix_notebook, text, path, codes, settings, fix_mode)
+    except NotebookError as error:
+        result.diagnostics = [_engine_diagnostic(path, "PL002", f"cannot read notebook: {error}")]
+        return result
+    except Exception as error:  # noqa: BLE001
+        diagnostics, count, changed = [_engine_diagnostic(
+            path, "PL000", f"internal error: {type(error).__name__}: {error}")], 0, []
+    result.diagnostics = [d for d in diagnostics if d.code in codes]
+    if count:
+        result.original_source, result.fixed_source, result.fixes_applied = text, fixed, count
+        result.changed_cells = changed
+    return result
+
+
+def lint_notebook(text: str, path: str, codes: frozenset[str], settings: "Settings | None") -> list[Diagnostic]:
+    """All diagnostics for a notebook's JSON text, in cell coordinates (raises NotebookError)."""
+    return _lint_notebook(parse_notebook(text), path, codes, settings)
+
+
+def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
+                   settings: "Settings | None") -> list[Diagnostic]:
+    if not notebook.python:
+        return []  # another kernel language: skipped silently, as ruff does
+    program = build_program(notebook)
+    if has_skip_file(program.text):
+        return []
+    if _MENTIONS_TF.search(program.text) and _could_fire(program.text, codes):
+        program.check_syntax()
+    diagnostics = [_to_cell(d, program) for d in lint_source(program.text, path, codes, settings)]
+    for error in program.errors:
+        suppressions = parse_suppressions(error.cell.source, frozenset(all_rules()))
+        if not suppressions.suppresses(error.line, "PL001"):
+            diagnostics.append(replace(_engine_diagnostic(path, "PL001", error.message, error.line, error.column),
+                                       cell=error.cell.number))
+    return sorted(diagnostics, key=Diagnostic.sort_key)
+
+
+def _to_cell(d: Diagnostic, program: Program) -> Diagnostic:
+    """A program diagnostic in cell coordinates; its fix is dropped when it would leave the cell or
+    touch masked IPython syntax."""
+    index, line = program.locate(d.line)
+    end_index, end_line = program.locate(d.end_line)
+    end_column = d.end_column
+    if end_index != index:
+        end_line, end_column = program.masks[index].lines + 1, 1
+    fix = d.fix
+    if fix is not None:
+        shift = program.starts[index] - 1
+        edits = tuple(replace(e, line=e.line - shift, end_line=e.end_line - shift) for e in fix.edits)
+        mask = program.masks[index]
+        if (any(program.locate(e.line)[0] != index or program.locate(e.end_line)[0] != index for e in fix.edits)
+                or program.cells[index].number in program.broken
+                or any(_touches(e, mask.masked) for e in edits)):
+            fix = None
+        else:
+            fix = replace(fix, edits=edits)
+    return replace(d, line=line, end_line=end_line, end_column=end_column, fix=fix,
+                   cell=program.cells[index].number)
+
+
+def _touches(edit, masked: tuple[tuple[int, int, int], ...]) -> bool:
+    start, end = (edit.line, edit.column - 1), (edit.end_line, edit.end_column - 1)
+    return any(start < (line, stop) and (line, begin) <= end for line, begin, stop in masked)
+
+
+def _cell_parses(source: str) -> bool:
+    mask = mask_cell(source)
+    if mask is None:
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(mask.text)
+        cst.parse_module(mask.text)
+    except Exception:  # noqa: BLE001 - any failure means the fix broke the cell
+        return False
+    return True
+
+
+def lint_and_fix_notebook(text: str, path: str, codes: frozenset[str], settings: "Settings | None",
+                          fix_mode: FixMode) -> tuple[list[Diagnostic], str, int, list[tuple[int, str, str]]]:
+    """Check a notebook, then fix its cells round after round; returns (what remains, the new
+    JSON text, fixes applied, [(cell, old source, new source)] of the changed cells)."""
+    notebook = parse_notebook(text)
+    diagnostics = _lint_notebook(notebook, path, codes, settings)
+    if not fix_mode.enabled:
+        return diagnostics, text, 0, []
+    original = {cell.number: cell.source for cell in notebook.cells}
+    sources = dict(original)
+    stuck: set[int] = set()  # cells whose fixes broke their parse: left as they are
+    total = 0
+    for _ in range(_MAX_FIX_ROUNDS):
+        by_cell: dict[int, list[Diagnostic]] = {}
+        for d in diagnostics:
+            if d.cell is not None and d.cell not in stuck and applicable(d.fix, fix_mode.include_unsafe):
+                by_cell.setdefault(d.cell, []).append(d)
+        changed = False
+        for number, found in by_cell.items():
+            source = sources[number]
+            if "\r\n" in source:  # a fix's new lines follow the cell's own line ends
+                found = [replace(d, fix=replace(d.fix, edits=tuple(
+                    replace(e, content=e.content.replace("\n", "\r\n")) for e in d.fix.edits))) for d in found]
+            fixed, count = apply_fixes(source, found, fix_mode.include_unsafe)
+            if count == 0 or fixed == source:
+                continue
+            if not _cell_parses(fixed):
+                stuck.add(number)  # a fix that would break the cell is dropped, never written
+                continue
+            sources[number], total, changed = fixed, total + count, True
+        if not changed:
+            break
+        notebook = Notebook([replace(cell, source=sources[cell.number]) for cell in notebook.cells])
+        diagnostics = _lint_notebook(notebook, path, codes, settings)
+    changes = [(number, original[number], sources[number]) for number in original
+               if sources[number] != original[number]]
+    if not changes:
+        return diagnostics, text, 0, []
+    return diagnostics, replace_sources(text, {number: new for number, _, new in changes}), total, changes
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -382,4 +526,3 @@ def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | N
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(_check_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
     return sorted(results, key=lambda r: r.path)
-

@@ -63,12 +63,18 @@ def display_line(line: str) -> tuple[str, list[int]]:
 
 
 class SourceCache:
-    """Reads each file at most once per render; `None` for files that cannot be read."""
+    """Reads each file at most once per render; `None` for files that cannot be read.
+
+    For a notebook, `cell` picks the cell whose lines are wanted (numbered as in Jupyter).
+    """
 
     def __init__(self) -> None:
         self._files: dict[str, list[str] | None] = {}
+        self._cells: dict[str, dict[int, list[str]] | None] = {}
 
-    def lines(self, path: str) -> list[str] | None:
+    def lines(self, path: str, cell: int | None = None) -> list[str] | None:
+        if cell is not None:
+            return self._cell_lines(path, cell)
         if path not in self._files:
             try:
                 with open(path, encoding="utf-8", errors="replace", newline="") as handle:
@@ -81,11 +87,72 @@ class SourceCache:
                 self._files[path] = _LINE_BREAK.split(text)
         return self._files[path]
 
-    def line(self, path: str, number: int) -> str | None:
-        lines = self.lines(path)
+    def line(self, path: str, number: int, cell: int | None = None) -> str | None:
+        lines = self.lines(path, cell)
         if lines is None or not 1 <= number <= len(lines):
             return None
         return lines[number - 1]
+
+    def _cell_lines(self, path: str, cell: int) -> list[str] | None:
+        if path not in self._cells:
+            from pipelint.notebook import NotebookError, parse_notebook
+
+            text = self.text(path)
+            try:
+                notebook = parse_notebook(text) if text is not None else None
+            except NotebookError:
+                notebook = None
+            self._cells[path] = None if notebook is None else {
+                c.number: _LINE_BREAK.split(c.source) for c in notebook.cells}
+        cells = self._cells[path]
+        return None if cells is None else cells.get(cell)
+
+    def text(self, path: str) -> str | None:
+        """The whole file as text (a notebook's JSON), or None."""
+        try:
+            with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+                text = handle.read()
+        except (OSError, ValueError):
+            return None
+        return text[1:] if text.startswith("\ufeff") else text
+
+
+class NotebookPositions:
+    """Where a notebook finding sits in the file as stored (its JSON), for consumers that place
+    findings on lines of the file itself (SARIF code scanning, GitHub annotations)."""
+
+    def __init__(self, source: SourceCache) -> None:
+        self._source = source
+        self._spans: dict[str, tuple[str, list] | None] = {}
+
+    def region(self, d: Diagnostic) -> tuple[int, int, int, int]:
+        """(line, column, end line, end column) in the JSON text; 1-based."""
+        from pipelint.notebook import NotebookError, raw_position, source_spans
+
+        if d.path not in self._spans:
+            text = self._source.text(d.path)
+            try:
+                self._spans[d.path] = None if text is None else (text, source_spans(text))
+            except (NotebookError, ValueError, IndexError):
+                self._spans[d.path] = None
+        found = self._spans[d.path]
+        if found is None or d.cell is None:
+            return 1, 1, 1, 1
+        text, spans = found
+        try:
+            line, column = raw_position(text, d.cell, d.line, d.column, spans)
+            end_line, end_column = raw_position(text, d.cell, d.end_line, d.end_column, spans)
+        except (ValueError, IndexError):
+            return 1, 1, 1, 1
+        if (end_line, end_column) < (line, column):
+            end_line, end_column = line, column
+        return line, column, end_line, end_column
+
+
+def cell_prefix(d: Diagnostic) -> str:
+    """`cell 7, line 2: ` for a notebook finding (said in the message where only the message is
+    shown in the notebook's own terms), empty for a Python file."""
+    return f"cell {d.cell}, line {d.line}: " if d.cell is not None else ""
 
 
 def summary(diagnostics: Sequence[Diagnostic], color: bool) -> str:
@@ -104,8 +171,9 @@ def header(diagnostic: Diagnostic, color: bool) -> str:
     """`path:line:col: PL101 [*] message` -- the first line of both `concise` and `full`."""
     d = diagnostic
     sep = style(":", color, fg="cyan")
+    cell = f"cell {d.cell}{sep}" if d.cell is not None else ""
     location = (
-        f"{style(terminal_safe(d.path), color, bold=True)}{sep}{d.line}{sep}{d.column}{sep}"
+        f"{style(terminal_safe(d.path), color, bold=True)}{sep}{cell}{d.line}{sep}{d.column}{sep}"
     )
     code = style(d.code, color, fg=SEVERITY_COLOR.get(d.severity, "red"), bold=True)
     marker = style("[*]", color, fg="cyan") + " " if d.fix is not None else ""

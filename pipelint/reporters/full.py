@@ -54,7 +54,7 @@ def _snippet(d: Diagnostic, source: SourceCache, color: bool) -> list[str]:
         if number == -1:
             rows.append((None, "...", ""))
             continue
-        text = source.line(d.path, number)
+        text = source.line(d.path, number, d.cell)
         if text is None:
             if number == d.line:
                 return []  # unreadable file or stale position: no snippet at all

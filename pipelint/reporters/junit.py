@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from pipelint.diagnostics import Diagnostic
+from pipelint.reporters._common import cell_prefix
 
 # Characters XML 1.0 cannot carry at all, even escaped (ElementTree would write them raw).
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -29,10 +30,11 @@ def build(diagnostics: Sequence[Diagnostic], files_checked: int = 0) -> ET.Eleme
         case = ET.Element("testcase", name=xml_safe(path), classname="pipelint")
         for d in found:
             failure = ET.SubElement(
-                case, "failure", message=xml_safe(d.message), type=xml_safe(d.code)
+                case, "failure", message=xml_safe(cell_prefix(d) + d.message), type=xml_safe(d.code)
             )
+            cell = f"cell {d.cell}, " if d.cell is not None else ""
             failure.text = xml_safe(
-                f"{d.path}:{d.line}:{d.column}: line {d.line}, col {d.column}, "
+                f"{d.path}:{d.location}: {cell}line {d.line}, col {d.column}, "
                 f"{d.code} ({d.name}) [{d.severity.value}]: {d.message}"
             )
         testcases.append(case)

@@ -14,7 +14,7 @@ import os
 from urllib.parse import quote
 
 from pipelint.diagnostics import Diagnostic, Severity, rule_docs_url
-from pipelint.reporters._common import SourceCache
+from pipelint.reporters._common import NotebookPositions, SourceCache, cell_prefix
 from pipelint.rules import all_rules
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -85,7 +85,7 @@ def _fingerprints(diagnostics: Sequence[Diagnostic], source: SourceCache) -> lis
     seen: dict[tuple[str, str, str], int] = {}
     out = []
     for d in diagnostics:
-        line = source.line(d.path, d.line)
+        line = source.line(d.path, d.line, d.cell)
         text = line.strip() if line is not None and line.strip() else d.message
         key = (d.code, d.path.replace("\\", "/"), text)
         seen[key] = seen.get(key, 0) + 1
@@ -104,17 +104,23 @@ def build(diagnostics: Sequence[Diagnostic]) -> dict[str, Any]:
     index = {code: i for i, code in enumerate(codes)}
 
     source = SourceCache()
+    notebooks = NotebookPositions(source)
     results = []
     for d, fingerprint in zip(diagnostics, _fingerprints(diagnostics, source), strict=True):
-        start_line = max(1, d.line)
-        start_column = max(1, d.column)
-        end_line = max(start_line, d.end_line)
-        end_column = d.end_column if end_line > start_line else max(start_column, d.end_column)
-        results.append({
+        line, column, end_line, end_column = d.line, d.column, d.end_line, d.end_column
+        if d.cell is not None:
+            # The region is in the .ipynb file as stored (its JSON), where code scanning shows it;
+            # the message and `properties` say the cell and the line as Jupyter numbers them.
+            line, column, end_line, end_column = notebooks.region(d)
+        start_line = max(1, line)
+        start_column = max(1, column)
+        end_line = max(start_line, end_line)
+        end_column = end_column if end_line > start_line else max(start_column, end_column)
+        result = {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
             "level": level(d.severity),
-            "message": {"text": d.message},
+            "message": {"text": cell_prefix(d) + d.message},
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": artifact_location(d.path),
@@ -127,7 +133,10 @@ def build(diagnostics: Sequence[Diagnostic]) -> dict[str, Any]:
                 },
             }],
             "partialFingerprints": {"primaryLocationLineHash": fingerprint},
-        })
+        }
+        if d.cell is not None:
+            result["properties"] = {"cell": d.cell, "cellLine": d.line, "cellColumn": d.column}
+        results.append(result)
 
     root_uri = Path.cwd().as_uri()
     if not root_uri.endswith("/"):
