@@ -16,7 +16,7 @@ from pipelint.reporters.github import escape_data, escape_property
 ANSI = re.compile(r"\x1b\[")
 NASTY = 'line one\nline two, with: colons 100% <&> "quotes" \'single\'\r\nend'
 TO_DICT_KEYS = {
-    "path", "line", "column", "end_line", "end_column", "code", "name", "message", "severity", "fix",
+    "path", "cell", "line", "column", "end_line", "end_column", "code", "name", "message", "severity", "fix",
 }
 
 SOURCE = (
