@@ -486,7 +486,7 @@ def _render_source(text: str, span: _SourceSpan, source: str, as_list: bool, asc
     if not lines:
         return "[]"
     original = text[span.start:span.end]
-    if "\n" not in original and span.items is not None:
+    if "\n" not in original and span.items:
         return "[" + ", ".join(dump(line) for line in lines) + "]"
     key_indent = _line_indent(text, span.start)
     if span.items:
@@ -534,17 +534,15 @@ def raw_position(text: str, cell_number: int, line: int, column: int,
     else:
         data_lines = [(span.start, json.loads(text[span.start:span.end]))]
     # Walk to the cell's line `line` through the strings (a string may hold several lines).
-    current = 1
+    current = 1  # the cell line that starts the current string (nbformat starts one per line)
     for offset, value in data_lines:
-        breaks = list(_NEWLINE.finditer(value))
-        if current + len(breaks) >= line:
-            within = line - current
-            line_start = breaks[within - 1].end() if within else 0
-            prefix = value[:line_start + max(0, column - 1)]
+        starts = [0] + [m.end() for m in _NEWLINE.finditer(value) if m.end() < len(value)]
+        if current + len(starts) > line:
+            prefix = value[:starts[line - current] + max(0, column - 1)]
             escaped = json.dumps(prefix, ensure_ascii=_ensure_ascii(text))[1:-1]
             row = text.count("\n", 0, offset) + 1
             col = offset - (text.rfind("\n", 0, offset) + 1) + 2 + len(escaped)
             return row, col
-        current += len(breaks)
+        current += len(starts) if _NEWLINE.search(value[-1:]) else len(starts) - 1
     last = data_lines[-1][0] if data_lines else span.start
     return text.count("\n", 0, last) + 1, 1
