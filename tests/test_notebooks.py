@@ -12,7 +12,8 @@ import pytest
 
 from clirunner import separate_streams_runner
 from pipelint.cli import main
-from pipelint.engine import FixMode, check_source, lint_and_fix_notebook, lint_notebook
+from pipelint.api import check_source
+from pipelint.engine import FixMode, lint_and_fix_notebook, lint_notebook
 from pipelint.notebook import build_program, mask_cell, parse_notebook, raw_position, replace_sources
 from pipelint.rules import all_rules
 
