@@ -1,7 +1,7 @@
 """Precision and recall of pipelint on the written corpus and, side by side, on real code.
 
 Written corpus (tests/corpus): every expected finding is a trailing `# expect: PL101, PL203`
-comment on the line where pipelint must report it.
+comment on the line where pipelint must report it (in a notebook, on that line of its cell).
 
 Real-code corpus (benchmarks/realcode): third-party training code pinned by manifest.json and
 labelled by reading it in labels.csv (path, line or `cell:line`, code, positive/negative, reason).
@@ -54,6 +54,7 @@ class Comparison:
     lines: int = 0
     negatives: set[Key] = field(default_factory=set)  # labelled "not a problem" (real code)
     skipped: list[str] = field(default_factory=list)  # files that could not be scored
+    scored: list[str] = field(default_factory=list)  # files linted (relative paths)
 
     @property
     def tp(self) -> set[Key]:
@@ -77,6 +78,19 @@ class Comparison:
     def recall(self) -> float:
         return len(self.tp) / len(self.expected) if self.expected else 1.0
 
+    def subset(self, notebooks: bool) -> "Comparison":
+        """The figures for notebooks only, or for Python files only."""
+        def keep(path: str) -> bool:
+            return path.endswith(".ipynb") == notebooks
+
+        part = Comparison(
+            expected={k for k in self.expected if keep(k[0])}, found={k for k in self.found if keep(k[0])},
+            engine_errors=[e for e in self.engine_errors if keep(e[0])],
+            negatives={k for k in self.negatives if keep(k[0])})
+        part.files = sum(1 for path in self.scored if keep(path))
+        part.scored = [path for path in self.scored if keep(path)]
+        return part
+
     def per_rule(self) -> dict[str, tuple[int, int, int]]:
         codes = sorted({k[2] for k in self.expected | self.found})
         tp, fp, fn = Counter(k[2] for k in self.tp), Counter(k[2] for k in self.fp), Counter(k[2] for k in self.fn)
@@ -96,14 +110,27 @@ def expectations(source: str, relpath: str) -> set[Key]:
     return keys
 
 
+def notebook_expectations(text: str, relpath: str) -> set[Key]:
+    """`# expect:` annotations in a notebook's code cells, keyed `cell:line`."""
+    from pipelint.notebook import mask_cell, parse_notebook
+
+    keys: set[Key] = set()
+    for cell in parse_notebook(text).cells:
+        masked = mask_cell(cell.source)  # tokenizable Python, same lines; None: not a Python cell
+        if masked is not None:
+            keys |= {(path, f"{cell.number}:{line}", code) for path, line, code in expectations(masked.text, relpath)}
+    return keys
+
+
 def compare(corpus: Path = CORPUS) -> Comparison:
     from pipelint.rules import all_rules
 
     codes = frozenset(all_rules())
     result = Comparison()
-    for path in sorted(corpus.rglob("*.py")):
+    for path in sorted([*corpus.rglob("*.py"), *corpus.rglob("*.ipynb")]):
         relpath = path.relative_to(corpus).as_posix()
-        result.expected |= expectations(path.read_text(encoding="utf-8"), relpath)
+        text = path.read_text(encoding="utf-8")
+        result.expected |= (notebook_expectations if path.suffix == ".ipynb" else expectations)(text, relpath)
         _lint_file(path, relpath, codes, result)
     return result
 
@@ -118,6 +145,7 @@ def _lint_file(path: Path, relpath: str, codes: frozenset[str], result: Comparis
         result.skipped.append(f"{relpath} (notebooks are not read yet)")
         return
     result.files += 1
+    result.scored.append(relpath)
     result.lines += source.count("\n")
     try:
         if notebook:
@@ -182,7 +210,17 @@ def report(result: Comparison, out=sys.stdout, name: str = "corpus") -> None:
         print(f"{code:<7} {tp:>4} {fp:>4} {fn:>4} {_ratio(tp, fp):>10.2f} {_ratio(tp, fn):>8.2f}", file=out)
     print(f"{'total':<7} {len(result.tp):>4} {len(result.fp):>4} {len(result.fn):>4} "
           f"{result.precision:>10.3f} {result.recall:>8.3f}", file=out)
+    _by_kind(result, out)
     _details(result, out)
+
+
+def _by_kind(result: Comparison, out, name: str = "") -> None:
+    """Python files and notebooks apart: notebooks must do at least as well as .py files."""
+    for label, notebooks in ((".py", False), ("notebooks", True)):
+        part = result.subset(notebooks)
+        if part.files:
+            print(f"  {name}{label:<10} {part.files:>3} files {len(part.tp):>4} TP {len(part.fp):>4} FP "
+                  f"{len(part.fn):>4} FN  precision {part.precision:.3f}  recall {part.recall:.3f}", file=out)
 
 
 def _details(result: Comparison, out) -> None:
@@ -226,6 +264,8 @@ def report_side_by_side(written: Comparison, real: Comparison, out=sys.stdout) -
     totals = [f"{len(c.tp):>4} {len(c.fp):>4} {len(c.fn):>4} {c.precision:>6.3f} {c.recall:>6.3f}"
               for c in (written, real)]
     print(f"{'total':<7} | {totals[0]} | {totals[1]}", file=out)
+    _by_kind(written, out, "written  ")
+    _by_kind(real, out, "real code ")
     print("\n== written corpus", file=out)
     _details(written, out)
     print("\n== real code", file=out)

@@ -424,21 +424,24 @@ def _to_cell(d: Diagnostic, program: Program) -> Diagnostic:
     touch masked IPython syntax."""
     index, line = program.locate(d.line)
     end_index, end_line = program.locate(d.end_line)
-    end_column = d.end_column
+    mask = program.masks[index]
+    column, end_column = d.column + mask.shift(line), d.end_column + mask.shift(end_line)
     if end_index != index:
-        end_line, end_column = program.masks[index].lines + 1, 1
+        end_line, end_column = mask.lines + 1, 1
     fix = d.fix
     if fix is not None:
         shift = program.starts[index] - 1
-        edits = tuple(replace(e, line=e.line - shift, end_line=e.end_line - shift) for e in fix.edits)
-        mask = program.masks[index]
+        edits = tuple(replace(e, line=e.line - shift, end_line=e.end_line - shift,
+                              column=e.column + mask.shift(e.line - shift),
+                              end_column=e.end_column + mask.shift(e.end_line - shift)) for e in fix.edits)
         if (any(program.locate(e.line)[0] != index or program.locate(e.end_line)[0] != index for e in fix.edits)
                 or program.cells[index].number in program.broken
-                or any(_touches(e, mask.masked) for e in edits)):
+                or any(_touches(e, mask.masked) for e in edits)
+                or (mask.indent and any("\n" in e.content for e in edits))):
             fix = None
         else:
             fix = replace(fix, edits=edits)
-    return replace(d, line=line, end_line=end_line, end_column=end_column, fix=fix,
+    return replace(d, line=line, column=column, end_line=end_line, end_column=end_column, fix=fix,
                    cell=program.cells[index].number)
 
 

@@ -126,8 +126,16 @@ def parse_notebook(text: str) -> Notebook:
 class MaskedCell:
     text: str  # Python: `\n` line ends, IPython syntax replaced by same-length Python
     lines: int
-    #: (1-based line, 0-based start column, end column) of every masked region; fixes must not touch them.
+    #: (1-based line, 0-based start column, end column) of every masked region, in the cell's own
+    #: columns; fixes must not touch them.
     masked: tuple[tuple[int, int, int], ...] = ()
+    #: IPython removes a whole cell's leading indentation; the lines it was removed from.
+    indent: int = 0
+    dedented: frozenset[int] = frozenset()
+
+    def shift(self, line: int) -> int:
+        """Add to a column of this line of `text` to get the column in the cell as written."""
+        return self.indent if line in self.dedented else 0
 
 
 @dataclass
@@ -226,6 +234,16 @@ def mask_cell(source: str) -> MaskedCell | None:
             return None
         masked.append((1, 0, len(lines[0])))
         lines[0] = ""
+    # Like IPython, drop the indentation of the first non-blank line from every line that has it
+    # (a cell pasted from inside a block still runs).
+    first_code = next((line for line in lines if line.strip()), "")
+    indent = first_code[:len(first_code) - len(first_code.lstrip())]
+    dedented = set()
+    if indent:
+        for index, line in enumerate(lines):
+            if line.startswith(indent) and not (index == 0 and masked):
+                lines[index] = line[len(indent):]
+                dedented.add(index + 1)
     state = _ScanState()
     escape_continues = False
     for index, line in enumerate(lines):
@@ -233,7 +251,7 @@ def mask_cell(source: str) -> MaskedCell | None:
         if number == 1 and masked:
             continue
         if escape_continues:
-            masked.append((number, 0, len(line)))
+            masked.append((number, 0, len(line) + (len(indent) if number in dedented else 0)))
             escape_continues = line.rstrip().endswith("\\")
             lines[index] = ""
             continue
@@ -241,13 +259,14 @@ def mask_cell(source: str) -> MaskedCell | None:
             replaced = _mask_line(line)
             if replaced is not None:
                 new_line, end = replaced
-                masked.append((number, _mask_start(line, new_line), end))
+                shift = len(indent) if number in dedented else 0
+                masked.append((number, _mask_start(line, new_line) + shift, end + shift))
                 escape_continues = line.rstrip().endswith("\\") and not new_line.rstrip().endswith("\\")
                 lines[index] = new_line
                 line = new_line
         _scan(line, state)
     text = "".join(line + "\n" for line in lines)
-    return MaskedCell(text, len(lines), tuple(masked))
+    return MaskedCell(text, len(lines), tuple(masked), len(indent), frozenset(dedented))
 
 
 def _mask_start(old: str, new: str) -> int:
@@ -342,8 +361,9 @@ class Program:
         self.broken.add(cell.number)
         self.tree = None
         message = f"SyntaxError: {error.msg}".replace("\n", " ") if error.msg else "SyntaxError"
-        line = max(1, (error.lineno or 1) - shift)
-        self.errors.append(CellError(cell, min(line, max(1, self.masks[index].lines)), error.offset or 1, message))
+        mask = self.masks[index]
+        line = min(max(1, (error.lineno or 1) - shift), max(1, mask.lines))
+        self.errors.append(CellError(cell, line, (error.offset or 1) + mask.shift(line), message))
         lines = self.text.splitlines(keepends=True)
         start = self.starts[index] - 1
         for position in range(start, start + self.masks[index].lines):

@@ -462,3 +462,14 @@ def test_program_lines_map_back_to_cells():
     assert program.text == "a = 1\nb = 2\nc = 3\n"
     assert [program.cells[program.locate(line)[0]].number for line in (1, 2, 3)] == [2, 2, 4]
     assert program.locate(3)[1] == 1
+
+
+def test_a_cell_indented_as_a_whole_runs_as_ipython_runs_it_and_keeps_its_columns():
+    # IPython drops the first line's indentation from every line of the cell.
+    text = notebook(cell(IMPORTS), cell("  for x in range(2):\n      ds = tf.data.Dataset.range(8).map(lambda v: v)\n"))
+    (found,) = lint(text, {"PL101", "PL001"})
+    assert (found.cell, found.line, found.column, found.code) == (2, 2, 37, "PL101")
+    diagnostics, new_text, count, _ = lint_and_fix_notebook(text, "nb.ipynb", frozenset({"PL101"}), None, FixMode(True))
+    assert count == 1
+    assert json.loads(new_text)["cells"][1]["source"][1] == (
+        "      ds = tf.data.Dataset.range(8).map(lambda v: v, num_parallel_calls=tf.data.AUTOTUNE)\n")
