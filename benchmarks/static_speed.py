@@ -30,13 +30,26 @@ lints nothing cannot pass for a fast one. Fixit is very slow on large corpora: a
 ``--fixit-timeout`` is killed, reported as "> T s", and its ratio to pipelint is a lower bound
 (labelled as such); later Fixit runs on that corpus are skipped.
 
+Notebook corpus (``notebooks``, on by default): the same Python code linted as ``.py`` files and as
+Jupyter notebooks. Every 4th ``.py`` file of the installed ``keras`` package that names TensorFlow
+or Keras is copied, and each is also written as a notebook: cells split at top-level statements
+(a cell per definition, 20 lines at most otherwise), a markdown cell before each definition, a
+shell escape and a line magic in the first cell, and an output on every fifth code cell (a 16 KB
+base64 PNG and a line of text, as plotting cells have). pipelint checks both copies, alternating,
+best of N; the lines of code are the same, so the ratio of the two times is the ratio of the cost
+per line of code (target: notebooks <= 1.1x ``.py``, i.e. no more cost per line within noise)::
+
+    python -m pipelint check CORPUS_PY  --select ALL --output-format concise --exit-zero -q
+    python -m pipelint check CORPUS_NB  --select ALL --output-format concise --exit-zero -q
+
 Then a single-file check (``pipelint check FILE``, best of ``--single-repeat``, default 5) is
 timed against the 0.3 s target, with Fixit and ruff on the same file for context.
 
 Targets reported as met / not met: pipelint at least 9x faster than Fixit, and within 10x of ruff
 ``--select ALL``, on each corpus; a single file in under 0.3 s.
 
-    python benchmarks/static_speed.py                                  # keras, tensorflow, examples
+    python benchmarks/static_speed.py                                  # keras, tensorflow, examples, notebooks
+    python benchmarks/static_speed.py --corpus notebooks --tools pipelint --no-single
     python benchmarks/static_speed.py --corpus keras --corpus examples
     python benchmarks/static_speed.py --corpus tensorflow --repeat 1 --fixit-timeout 900
     python benchmarks/static_speed.py --quick                          # every 10th file: smoke run
@@ -66,6 +79,7 @@ TOOLS = ("pipelint", "fixit", "ruff")
 FIXIT_VS_PIPELINT_TARGET = 9.0  # pipelint must be at least this many times faster than Fixit
 PIPELINT_VS_RUFF_TARGET = 10.0  # pipelint may be at most this many times slower than ruff
 SINGLE_FILE_TARGET_S = 0.3
+NOTEBOOK_VS_PY_TARGET = 1.1  # notebooks may cost at most this much more per line of code than .py
 
 FIXIT_TOML = """\
 # Written by benchmarks/static_speed.py: Fixit's built-in rules, no config above this file.
@@ -424,6 +438,110 @@ def bench_corpus(name: str, source: Path, workdir: Path, args: argparse.Namespac
 
 
 # --------------------------------------------------------------------------------------------
+# notebooks: the same code as .py files and as notebooks
+
+_PNG_16K = "iVBORw0KGgoAAAANSUhEUgAA" + "A" * (16 * 1024 - 24)
+
+
+def to_notebook(source: str) -> dict:
+    """The module as an nbformat 4 notebook: a cell per top-level definition (or per 20 lines of
+    other statements), markdown before each definition, IPython syntax and outputs as notebooks
+    have them. Returns the notebook as a dict."""
+    import ast
+
+    lines = source.splitlines(keepends=True)
+    tree = ast.parse(source)
+    starts = []
+    for node in tree.body:
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        definition = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if not starts or definition or first - starts[-1][0] >= 20 or starts[-1][1]:
+            starts.append((first, definition, getattr(node, "name", "")))
+    cells: list[dict] = []
+    code_cells = 0
+    for index, (first, definition, name) in enumerate(starts):
+        end = starts[index + 1][0] - 1 if index + 1 < len(starts) else len(lines)
+        body = lines[(0 if index == 0 else first - 1):end]
+        if index == 0:
+            body = ["!pip install -q keras\n", "%matplotlib inline\n"] + body
+        if definition:
+            cells.append({"cell_type": "markdown", "metadata": {}, "source": [f"## `{name}`"]})
+        code_cells += 1
+        outputs = []
+        if code_cells % 5 == 0:
+            outputs = [{"output_type": "display_data", "metadata": {},
+                        "data": {"image/png": _PNG_16K, "text/plain": ["<Figure size 640x480 with 1 Axes>"]}},
+                       {"output_type": "stream", "name": "stdout", "text": ["done\n"]}]
+        cells.append({"cell_type": "code", "execution_count": code_cells, "metadata": {},
+                      "outputs": outputs, "source": body})
+    return {"cells": cells, "nbformat": 4, "nbformat_minor": 4,
+            "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                         "language_info": {"name": "python"}}}
+
+
+@dataclass
+class NotebookResult:
+    files: int
+    lines: int  # lines of code, the same in both copies
+    notebook_bytes: int
+    py: ToolResult | None = None
+    notebooks: ToolResult | None = None
+
+    def ratio(self) -> float | None:
+        if not self.py or not self.notebooks or self.py.best is None or self.notebooks.best is None:
+            return None
+        return self.notebooks.best / self.py.best
+
+
+def bench_notebooks(workdir: Path, args: argparse.Namespace, log) -> NotebookResult:
+    source = locate_corpus("keras")
+    every = max(4, args.sample_every)
+    py_dir, nb_dir = workdir / "nb_py", workdir / "nb_ipynb"
+    files = lines = size = 0
+    for rel in python_files(source)[::every]:
+        text = (source / rel).read_text(encoding="utf-8", errors="replace")
+        if not re.search(r"\b(?:tensorflow|keras|tf)\b", text):
+            continue
+        try:
+            notebook = to_notebook(text)
+        except (SyntaxError, ValueError):
+            continue
+        (py_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (py_dir / rel).write_text(text, encoding="utf-8")
+        data = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+        (nb_dir / rel).with_suffix(".ipynb").parent.mkdir(parents=True, exist_ok=True)
+        (nb_dir / rel).with_suffix(".ipynb").write_text(data, encoding="utf-8")
+        files += 1
+        lines += text.count("\n")
+        size += len(data.encode())
+    result = NotebookResult(files, lines, size)
+    log(f"\n== notebooks: the same {files} files ({lines} lines of code) of {source} (every {every}th "
+        f"naming TF/Keras) as .py and as .ipynb ({size / 1e6:.1f} MB of notebook JSON)")
+    outdir = workdir / "_out"
+    outdir.mkdir(exist_ok=True)
+    result.py = ToolResult("pipelint .py", command("pipelint", "nb_py", workdir), timeout_s=args.timeout)
+    result.notebooks = ToolResult("pipelint .ipynb", command("pipelint", "nb_ipynb", workdir), timeout_s=args.timeout)
+    for i in range(args.repeat):
+        for label, res in ((".py", result.py), (".ipynb", result.notebooks)):
+            run = run_timed(res.command, workdir, res.timeout_s, outdir, f"notebooks-{label[1:]}")
+            res.returncodes.append(run.returncode)
+            if run.timed_out:
+                res.timed_out = True
+                continue
+            if run.returncode not in OK_CODES["pipelint"]:
+                res.problems.append(f"exit {run.returncode}")
+            res.runs.append(run.seconds)
+            res.findings = count_findings("pipelint", run.stdout)
+            log(f"   pipelint {label:7} run {i + 1}: {run.seconds:8.2f} s  ({res.findings} findings)")
+    ratio = result.ratio()
+    if ratio is not None:
+        log(f"   per 1,000 lines of code: .py {1000 * result.py.best / lines:.3f} s, "
+            f"notebooks {1000 * result.notebooks.best / lines:.3f} s; notebooks / .py = {ratio:.2f}x "
+            f"(target <= {NOTEBOOK_VS_PY_TARGET:g}x: {'met' if ratio <= NOTEBOOK_VS_PY_TARGET else 'NOT met'})")
+    return result
+
+
+# --------------------------------------------------------------------------------------------
 # single file
 
 
@@ -562,8 +680,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", action="append", metavar="NAME",
-                        help="keras, tensorflow (= tensorflow/python), examples, or a directory; "
-                             "repeatable (default: keras, tensorflow, examples)")
+                        help="keras, tensorflow (= tensorflow/python), examples, notebooks (the same "
+                             "keras code as .py and .ipynb), or a directory; repeatable "
+                             "(default: keras, tensorflow, examples, notebooks)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each tool; the best counts")
     parser.add_argument("--fixit-repeat", type=int, default=None,
                         help="at most this many Fixit runs per corpus (default: --repeat)")
@@ -603,8 +722,8 @@ def main(argv: list[str] | None = None) -> int:
     args.sample_every = max(1, args.sample_every or 1)
     args.repeat = max(1, args.repeat)
     args.fixit_repeat = args.repeat if args.fixit_repeat is None else max(1, args.fixit_repeat)
-    names = args.corpus or ["keras", "tensorflow", "examples"]
-    sources = [(name, locate_corpus(name)) for name in names]
+    names = args.corpus or ["keras", "tensorflow", "examples", "notebooks"]
+    sources = [(name, locate_corpus(name)) for name in names if name != "notebooks"]
 
     def log(msg: str) -> None:
         print(msg, flush=True)
@@ -618,9 +737,12 @@ def main(argv: list[str] | None = None) -> int:
     (workdir / "fixit.toml").write_text(FIXIT_TOML)
     corpora: list[CorpusResult] = []
     single: SingleResult | None = None
+    notebooks: NotebookResult | None = None
     try:
         for name, source in sources:
             corpora.append(bench_corpus(name, source, workdir, args, log))
+        if "notebooks" in names and "pipelint" in args.tools:
+            notebooks = bench_notebooks(workdir, args, log)
         if not args.no_single:
             single = bench_single(workdir, args, log)
     finally:
@@ -655,7 +777,24 @@ def main(argv: list[str] | None = None) -> int:
         log(f"single file {single.file}: pipelint {best:.3f} s (target < {SINGLE_FILE_TARGET_S:g} s: "
             f"{'met' if best < SINGLE_FILE_TARGET_S else 'NOT met'})")
 
+    if notebooks is not None and notebooks.ratio() is not None:
+        ratio = notebooks.ratio()
+        log(f"notebooks: {notebooks.files} files, {notebooks.lines} lines of code: .py "
+            f"{notebooks.py.best:.2f} s, .ipynb {notebooks.notebooks.best:.2f} s; notebooks / .py = "
+            f"{ratio:.2f}x per line of code (target <= {NOTEBOOK_VS_PY_TARGET:g}x: "
+            f"{'met' if ratio <= NOTEBOOK_VS_PY_TARGET else 'NOT met'})")
+
     table = markdown(corpora, single, args)
+    if notebooks is not None and notebooks.ratio() is not None:
+        table += (f"\n\n| Same code as | Files | Lines of code | pipelint | per 1,000 lines |\n"
+                  f"|---|---:|---:|---:|---:|\n"
+                  f"| `.py` | {notebooks.files} | {notebooks.lines:,} | {notebooks.py.best:.2f} s | "
+                  f"{1000 * notebooks.py.best / notebooks.lines:.3f} s |\n"
+                  f"| `.ipynb` ({notebooks.notebook_bytes / 1e6:.1f} MB) | {notebooks.files} | "
+                  f"{notebooks.lines:,} | {notebooks.notebooks.best:.2f} s | "
+                  f"{1000 * notebooks.notebooks.best / notebooks.lines:.3f} s |\n\n"
+                  f"Notebooks / `.py` = {notebooks.ratio():.2f}x per line of code (target ≤ "
+                  f"{NOTEBOOK_VS_PY_TARGET:g}x: {'met' if notebooks.ratio() <= NOTEBOOK_VS_PY_TARGET else 'not met'}).")
     log("\n" + table)
     log("\ncommands (CORPUS = the copied corpus, run from the temporary directory):")
     for tool in args.tools:
@@ -673,6 +812,10 @@ def main(argv: list[str] | None = None) -> int:
                  "fixit_ratio_is_lower_bound": c.fixit_ratio()[1],
                  "pipelint_over_ruff": c.ruff_ratio()}
                 for c in corpora],
+            "notebooks": None if notebooks is None else {
+                "files": notebooks.files, "lines": notebooks.lines, "notebook_bytes": notebooks.notebook_bytes,
+                "py": asdict(notebooks.py), "ipynb": asdict(notebooks.notebooks),
+                "notebooks_over_py": notebooks.ratio()},
             "single_file": None if single is None else {
                 "file": single.file, "lines": single.lines,
                 "tools": {t: {**asdict(r), "best": r.best} for t, r in single.tools.items()}},

@@ -238,8 +238,10 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
                for triggers, required in groups)
 
 
-def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None") -> list[Diagnostic]:
-    """All diagnostics for one decoded source text, suppressions applied, sorted."""
+def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
+                tree: ast.Module | None = None) -> list[Diagnostic]:
+    """All diagnostics for one decoded source text, suppressions applied, sorted. `tree`: the
+    source's `ast` when the caller has parsed it already (a notebook's program)."""
     if has_skip_file(source) or not _MENTIONS_TF.search(source):
         return []
     if not _could_fire(source, codes):
@@ -248,7 +250,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         return _suppressed(source, path, codes, [])
     # CPython first: it is fast, it is the judge of what is valid Python, and libcst must never
     # see input it rejects (thousands of nested brackets crash libcst's native parser).
-    tree = _cpython_parse(source, path)
+    tree = tree or _cpython_parse(source, path)
     if isinstance(tree, Diagnostic):
         return _suppressed(source, path, codes, [tree])
     try:
@@ -405,12 +407,14 @@ def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
                    settings: "Settings | None") -> list[Diagnostic]:
     if not notebook.python:
         return []  # another kernel language: skipped silently, as ruff does
+    if not any(_MENTIONS_TF.search(cell.source) for cell in notebook.cells):
+        return []  # as for a .py file: nothing here can build a pipeline
     program = build_program(notebook)
     if has_skip_file(program.text):
         return []
     if _MENTIONS_TF.search(program.text) and _could_fire(program.text, codes):
         program.check_syntax()
-    diagnostics = [_to_cell(d, program) for d in lint_source(program.text, path, codes, settings)]
+    diagnostics = [_to_cell(d, program) for d in lint_source(program.text, path, codes, settings, program.tree)]
     for error in program.errors:
         suppressions = parse_suppressions(error.cell.source, frozenset(all_rules()))
         if not suppressions.suppresses(error.line, "PL001"):

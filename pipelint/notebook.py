@@ -40,6 +40,8 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "p
 _STATEMENT_LINE_MAGICS = frozenset({"time", "timeit", "prun"})
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+# A line that may hold IPython syntax: cells without one (most) skip the line-by-line scan.
+_MAYBE_IPYTHON = re.compile(r"^[ \t]*[!%?]|\?[ \t]*$|=[ \t]*[!%]", re.MULTILINE)
 _ASSIGN_ESCAPE = re.compile(r"^(\s*[\w.\[\], ()*]+?\s*=\s*)([!%].*)$")
 _LINE_MAGIC = re.compile(r"^%(\w+)([ \t]+)(\S.*)$")
 
@@ -244,6 +246,9 @@ def mask_cell(source: str) -> MaskedCell | None:
             if line.startswith(indent) and not (index == 0 and masked):
                 lines[index] = line[len(indent):]
                 dedented.add(index + 1)
+    if not _MAYBE_IPYTHON.search("\n".join(lines)):
+        return MaskedCell("".join(line + "\n" for line in lines), len(lines), tuple(masked), len(indent),
+                          frozenset(dedented))
     state = _ScanState()
     escape_continues = False
     for index, line in enumerate(lines):
@@ -277,16 +282,20 @@ def _mask_start(old: str, new: str) -> int:
     return min(len(old), len(new))
 
 
-def _parses(text: str) -> SyntaxError | None:
+def _parse(text: str) -> ast.Module | SyntaxError:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text)
+            return ast.parse(text)
     except SyntaxError as error:
         return error
     except (RecursionError, MemoryError, ValueError):
         return SyntaxError("too deeply nested to parse")
-    return None
+
+
+def _parses(text: str) -> SyntaxError | None:
+    found = _parse(text)
+    return found if isinstance(found, SyntaxError) else None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -325,8 +334,9 @@ class Program:
     def check_syntax(self) -> None:
         """Parse the program; comment out each cell that does not parse on its own and record its
         error, so that the others are still analysed. Sets `tree`."""
-        error = _parses(self.text)
-        if error is None and self._statements_stay_in_cells():
+        tree = _parse(self.text)
+        if isinstance(tree, ast.Module) and self._statements_stay_in_cells(tree):
+            self.tree = tree
             return
         for index, mask in enumerate(self.masks):
             cell_error = _parses(mask.text)
@@ -342,17 +352,13 @@ class Program:
                 break
             self._comment_out(index, error, shift=self.starts[index] - 1)
 
-    def _statements_stay_in_cells(self) -> bool:
+    def _statements_stay_in_cells(self, tree: ast.Module) -> bool:
         """Does every top-level statement start and end in one cell (a cell that ends inside an
         open `def` or bracket does not parse on its own, even if the next cell completes it)?"""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            self.tree = ast.parse(self.text)
-        for node in self.tree.body:
+        for node in tree.body:
             decorators = getattr(node, "decorator_list", None)
             first = decorators[0].lineno if decorators else node.lineno
             if self.locate(first)[0] != self.locate(node.end_lineno or first)[0]:
-                self.tree = None
                 return False
         return True
 

@@ -20,10 +20,12 @@ class ParseError(EngineCode):
     summary = "The file is not valid Python, so no rule could check it."
     docs = """\
 ## What it does
-Reports a syntax error, at the position where the parser stopped.
+Reports a syntax error, at the position where the parser stopped. In a notebook it is reported
+in the cell that does not parse (IPython syntax such as `%magic`, `!cmd` and `obj?` is not an
+error), and every other cell is still checked.
 
 ## Why is this bad?
-Nothing in the file was checked. Fix the syntax error, or exclude the file.
+Nothing in the file (or the cell) was checked. Fix the syntax error, or exclude the file.
 """
 
 
@@ -33,7 +35,9 @@ class UnreadableFile(EngineCode):
     docs = """\
 ## What it does
 Reports a file that could not be read, or whose bytes are not text in the encoding its PEP 263
-coding line (or UTF-8) declares, or that contains NUL bytes.
+coding line (or UTF-8) declares, or that contains NUL bytes; and a `.ipynb` file that is not a
+notebook pipelint reads (invalid JSON, not a notebook, an nbformat other than 4, a cell `source`
+that is neither a string nor a list of strings), with the reason.
 
 ## Why is this bad?
 Nothing in the file was checked. Fix the encoding, or exclude the file.
