@@ -15,6 +15,13 @@ if TYPE_CHECKING:
     from pipelint.api import check_paths, check_source
 
 
+def load_ipython_extension(ipython: Any) -> None:
+    """`%load_ext pipelint` in IPython/Jupyter: registers the `%%pipelint_profile` cell magic."""
+    from pipelint.profiler.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
 def __getattr__(name: str) -> Any:
     if name in ("check_source", "check_paths"):
         from pipelint import api

@@ -29,8 +29,8 @@ from json.decoder import scanstring
 
 __all__ = [
     "NOTEBOOK_SUFFIX", "CodeCell", "MaskedCell", "Notebook", "NotebookError", "Program",
-    "build_program", "is_notebook_path", "mask_cell", "parse_notebook", "raw_position",
-    "replace_sources",
+    "RunnableCell", "build_program", "is_notebook_path", "mask_cell", "parse_notebook", "raw_position",
+    "replace_sources", "runnable_cells",
 ]
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -392,6 +392,57 @@ def build_program(notebook: Notebook) -> Program:
         parts.append(mask.text)
         line += mask.lines
     return Program("".join(parts), cells, starts, masks)
+
+
+# ------------------------------------------------------------------------------------------------
+# Running a notebook's code (the probe's `pipelint profile notebook.ipynb`)
+
+_MASKED_LINE = re.compile(r"^([ \t]*)_+$")
+_MASKED_VALUE = re.compile(r"^([ \t]*[\w.\[\], ()*]+?\s*=\s*)_+$")
+_MASKED_PREFIX = re.compile(r"^([ \t]*)_+;")
+
+
+@dataclass(frozen=True)
+class RunnableCell:
+    number: int
+    code: str | None  # Python to execute; None: the cell is skipped (see `note`)
+    note: str = ""  # what was left out, for the user
+
+
+def runnable_cells(notebook: Notebook) -> list[RunnableCell]:
+    """The code cells as plain Python, in order, for running without IPython: magics and shell
+    escapes become `pass` (an escape's value, `files = !ls`, becomes None), `%time stmt` runs
+    `stmt`, non-Python cell magics and cells that do not parse are skipped; each with a note."""
+    cells = []
+    for cell in notebook.cells:
+        mask = mask_cell(cell.source)
+        if mask is None:
+            magic = cell.source.lstrip().split(None, 1)[0]
+            cells.append(RunnableCell(cell.number, None, f"cell {cell.number}: `{magic}` cell skipped"))
+            continue
+        lines = mask.text.splitlines()
+        skipped = []
+        for line_number, start, end in mask.masked:
+            index = line_number - 1
+            original = _NEWLINE.split(cell.source)[index].strip()
+            line = lines[index]
+            if _MASKED_PREFIX.match(line):
+                lines[index] = _MASKED_PREFIX.sub(r"\1", line)
+            elif _MASKED_VALUE.match(line):
+                lines[index] = _MASKED_VALUE.sub(r"\1None", line)
+            elif _MASKED_LINE.match(line):
+                lines[index] = _MASKED_LINE.sub(r"\1pass", line)
+            if original:
+                skipped.append(original.split(None, 1)[0] if original.startswith("%") else original[:40])
+        code = "".join(line + "\n" for line in lines)
+        error = _parses(code)
+        if error is not None:
+            cells.append(RunnableCell(cell.number, None, f"cell {cell.number}: skipped, it does not parse "
+                                                         f"(line {error.lineno}: {error.msg})"))
+            continue
+        note = f"cell {cell.number}: skipped {', '.join(f'`{s}`' for s in skipped)}" if skipped else ""
+        cells.append(RunnableCell(cell.number, code, note))
+    return cells
 
 
 # ------------------------------------------------------------------------------------------------

@@ -22,8 +22,29 @@ def _session() -> Session:
         return s
     if _DEFAULT is None:
         _DEFAULT = Session()
-        atexit.register(_print_at_exit)
+        from pipelint.profiler.notebook import ipython_shell, report_after_cells
+
+        shell = ipython_shell()
+        if shell is not None:
+            report_after_cells(shell, _finish_cell)  # IPython: a report after the cell, none at exit
+        else:
+            atexit.register(_print_at_exit)
     return install(_DEFAULT)
+
+
+def _finish_cell(end: bool) -> dict | None:
+    """The default session's report so far; `end` takes the probe off so the next cell starts fresh."""
+    global _DEFAULT
+    s = _DEFAULT
+    if s is None:
+        return None
+    if end:
+        from pipelint.profiler.install import uninstall
+
+        _DEFAULT = None
+        uninstall(s, force=True)
+        return None
+    return build_report(s)
 
 
 def probe(ds: Any, _frame=None) -> Any:

@@ -97,7 +97,10 @@ class PipelineProfiler(keras.callbacks.Callback):
             self.result = build_report(s)
             if self.tensorboard is not None:
                 self.tensorboard.finish(self.result)
-            emit(self.result, out=sys.stderr if self._print else None, json_path=self.json_path,
+            from pipelint.profiler.notebook import show_in_notebook
+
+            shown = self._print and show_in_notebook(self.result)  # HTML in a notebook, not stderr
+            emit(self.result, out=sys.stderr if self._print and not shown else None, json_path=self.json_path,
                  html_path=self.html_path)
 
 

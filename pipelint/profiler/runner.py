@@ -82,7 +82,12 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
     install(session)
     xprof.start()
     try:
-        runpy.run_path(script, run_name="__main__")
+        if script.endswith(".ipynb"):
+            from pipelint.profiler.notebook import run_notebook  # code cells in order, magics skipped
+
+            run_notebook(script, out)
+        else:
+            runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
         code = _exit_code(exc)
     except StepLimitReached:
