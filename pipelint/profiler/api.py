@@ -22,7 +22,7 @@ def _session() -> Session:
         return s
     if _DEFAULT is None:
         _DEFAULT = Session()
-        from pipelint.profiler.notebook import ipython_shell, report_after_cells
+        from pipelint.profiler.display import ipython_shell, report_after_cells
 
         shell = ipython_shell()
         if shell is not None:

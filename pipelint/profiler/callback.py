@@ -97,7 +97,7 @@ class PipelineProfiler(keras.callbacks.Callback):
             self.result = build_report(s)
             if self.tensorboard is not None:
                 self.tensorboard.finish(self.result)
-            from pipelint.profiler.notebook import show_in_notebook
+            from pipelint.profiler.display import show_in_notebook
 
             shown = self._print and show_in_notebook(self.result)  # HTML in a notebook, not stderr
             emit(self.result, out=sys.stderr if self._print and not shown else None, json_path=self.json_path,

@@ -16,12 +16,12 @@ import builtins
 import linecache
 import os
 import sys
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from pipelint.notebook import NotebookError, parse_notebook, runnable_cells
+from pipelint.profiler.display import show
 
-__all__ = ["ipython_shell", "load_ipython_extension", "profile_cell", "report_after_cells", "run_notebook",
-           "show_in_notebook"]
+__all__ = ["load_ipython_extension", "profile_cell", "run_notebook"]
 
 
 def run_notebook(path: str, out: TextIO | None = None) -> None:
@@ -52,65 +52,6 @@ def run_notebook(path: str, out: TextIO | None = None) -> None:
         # Registered so tracebacks and the probe's source lookups show the cell's lines.
         linecache.cache[filename] = (len(cell.code), None, cell.code.splitlines(keepends=True), filename)
         exec(compile(cell.code, filename, "exec"), namespace)  # noqa: S102 - running the user's notebook is the point
-
-
-def _in_notebook(shell: Any) -> bool:
-    """A Jupyter kernel (notebook, lab, VS Code, Colab) rather than a terminal IPython."""
-    return getattr(shell, "kernel", None) is not None
-
-
-def ipython_shell() -> Any:
-    """The running IPython shell, or None (IPython is never imported just to ask)."""
-    module = sys.modules.get("IPython")
-    try:
-        return module.get_ipython() if module is not None else None
-    except Exception:  # noqa: BLE001 - a half-initialised IPython is no shell
-        return None
-
-
-def show(report: dict, shell: Any) -> None:
-    """HTML in a notebook, text in a terminal IPython."""
-    if _in_notebook(shell):
-        from IPython.display import HTML, display
-
-        from pipelint.profiler.html import render_html
-
-        display(HTML(render_html(report, standalone=False)))
-    else:
-        from pipelint.profiler.report import render_text
-
-        print(render_text(report), end="")
-
-
-def show_in_notebook(report: dict) -> bool:
-    """Display `report` as HTML when running in a notebook kernel; False elsewhere."""
-    shell = ipython_shell()
-    if shell is None or not _in_notebook(shell):
-        return False
-    show(report, shell)
-    return True
-
-
-def _measured(report: dict) -> bool:
-    return bool(report.get("steps")) or any(stage.get("elements") for stage in report.get("stages") or [])
-
-
-def report_after_cells(shell: Any, finish: Callable[[bool], dict | None]) -> None:
-    """After each cell, ask `finish(False)` for a report; once it has measured something, show it
-    and call `finish(True)` (which ends the session) so that the next probed cell starts fresh."""
-
-    def post_run_cell(result: Any = None) -> None:
-        try:
-            report = finish(False)
-            if report is None or not _measured(report):
-                return  # e.g. `probe(ds)` alone in a cell: wait for the cell that trains
-            shell.events.unregister("post_run_cell", post_run_cell)
-            finish(True)
-            show(report, shell)
-        except Exception as exc:  # noqa: BLE001 - the probe never breaks the user's session
-            print(f"pipelint: could not show the probe's report: {type(exc).__name__}: {exc}", file=sys.stderr)
-
-    shell.events.register("post_run_cell", post_run_cell)
 
 
 def profile_cell(line: str, cell: str, shell: Any = None) -> dict | None:

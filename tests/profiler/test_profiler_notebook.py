@@ -73,10 +73,10 @@ def test_cell_magic_shows_text_in_a_terminal_ipython_and_each_cell_starts_fresh(
 
 
 def test_cell_magic_displays_html_in_a_notebook_kernel(shell, monkeypatch):
-    import pipelint.profiler.notebook as notebook
+    import pipelint.profiler.display as display
 
     shown = []
-    monkeypatch.setattr(notebook, "_in_notebook", lambda ip: True)
+    monkeypatch.setattr(display, "_in_notebook", lambda ip: True)
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     shell.run_cell("import tensorflow as tf")
     result = shell.run_cell("%%pipelint_profile\nfor _ in tf.data.Dataset.range(50).batch(5):\n    pass\n")
@@ -99,10 +99,10 @@ def test_probe_in_ipython_reports_after_the_cell_that_measured_and_not_at_exit(s
 
 
 def test_pipeline_profiler_shows_html_in_a_notebook(shell, monkeypatch, capsys):
-    import pipelint.profiler.notebook as notebook
+    import pipelint.profiler.display as display
 
     shown = []
-    monkeypatch.setattr(notebook, "_in_notebook", lambda ip: True)
+    monkeypatch.setattr(display, "_in_notebook", lambda ip: True)
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     from pipelint.profiler import PipelineProfiler
 

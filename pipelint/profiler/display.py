@@ -1,0 +1,67 @@
+"""Showing a probe report inside IPython: HTML in a notebook kernel (Jupyter, VS Code, Colab),
+text in a terminal IPython. IPython is never imported here unless it is already running."""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+__all__ = ["ipython_shell", "report_after_cells", "show", "show_in_notebook"]
+
+
+def _in_notebook(shell: Any) -> bool:
+    """A Jupyter kernel (notebook, lab, VS Code, Colab) rather than a terminal IPython."""
+    return getattr(shell, "kernel", None) is not None
+
+
+def ipython_shell() -> Any:
+    """The running IPython shell, or None (IPython is never imported just to ask)."""
+    module = sys.modules.get("IPython")
+    try:
+        return module.get_ipython() if module is not None else None
+    except Exception:  # noqa: BLE001 - a half-initialised IPython is no shell
+        return None
+
+
+def show(report: dict, shell: Any) -> None:
+    """HTML in a notebook, text in a terminal IPython."""
+    if _in_notebook(shell):
+        from IPython.display import HTML, display
+
+        from pipelint.profiler.html import render_html
+
+        display(HTML(render_html(report, standalone=False)))
+    else:
+        from pipelint.profiler.report import render_text
+
+        print(render_text(report), end="")
+
+
+def show_in_notebook(report: dict) -> bool:
+    """Display `report` as HTML when running in a notebook kernel; False elsewhere."""
+    shell = ipython_shell()
+    if shell is None or not _in_notebook(shell):
+        return False
+    show(report, shell)
+    return True
+
+
+def _measured(report: dict) -> bool:
+    return bool(report.get("steps")) or any(stage.get("elements") for stage in report.get("stages") or [])
+
+
+def report_after_cells(shell: Any, finish: Callable[[bool], dict | None]) -> None:
+    """After each cell, ask `finish(False)` for a report; once it has measured something, show it
+    and call `finish(True)` (which ends the session) so that the next probed cell starts fresh."""
+
+    def post_run_cell(result: Any = None) -> None:
+        try:
+            report = finish(False)
+            if report is None or not _measured(report):
+                return  # e.g. `probe(ds)` alone in a cell: wait for the cell that trains
+            shell.events.unregister("post_run_cell", post_run_cell)
+            finish(True)
+            show(report, shell)
+        except Exception as exc:  # noqa: BLE001 - the probe never breaks the user's session
+            print(f"pipelint: could not show the probe's report: {type(exc).__name__}: {exc}", file=sys.stderr)
+
+    shell.events.register("post_run_cell", post_run_cell)
