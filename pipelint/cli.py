@@ -13,9 +13,9 @@ from pathlib import Path
 import click
 
 from pipelint import __version__
+from pipelint.reporters import FORMATS as OUTPUT_FORMATS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-OUTPUT_FORMATS = ("full", "concise", "json", "json-lines", "sarif", "github", "junit")
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
