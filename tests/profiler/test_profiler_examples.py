@@ -35,7 +35,7 @@ def test_example_verdict_and_top_suggestion(script, steps, verdict, top, capsys)
         src = r["suggestions"][0]["source"]
         assert src["path"].endswith(script) and src["line"] > 0
         assert r["bottleneck"]["source"]["path"].endswith(script)
-    assert r["steps"] > 20 and set(r) >= {"verdict", "input_bound_fraction", "step_time_ms", "input_wait_ms",
+    assert r["steps"] + r["warmup_steps_excluded"] > 20 and set(r) >= {"verdict", "input_bound_fraction", "step_time_ms", "input_wait_ms",
                                           "stages", "bottleneck", "suggestions", "environment"}
     assert "pipelint profile" in capsys.readouterr().err
 
