@@ -75,8 +75,13 @@ def _header(r: dict[str, Any]) -> str:
     parts = [f"<h1>{title}</h1>", f"<p class='verdict {_e(verdict)}'>verdict: {_e(verdict)}</p>"]
     if r.get("steps"):
         frac = r.get("input_bound_fraction") or 0.0
-        parts.append(f"<p>{r['steps']} steps measured, {r['step_time_ms']:.2f} ms per step, of which"
-                     f" {r['input_wait_ms']:.2f} ms (<b>{100 * frac:.0f}%</b>) waiting for input.</p>")
+        spread = (f" (p10-p90 {r['step_time_p10_ms']:.2f}-{r['step_time_p90_ms']:.2f})"
+                  if r.get("step_time_p10_ms") is not None and r.get("step_time_p90_ms") is not None else "")
+        warm = r.get("warmup_steps_excluded") or 0
+        parts.append(f"<p><b>{100 * frac:.0f}%</b> of step time waiting for input. {r['steps']} steps measured"
+                     + (f" ({warm} warm-up steps left out)" if warm else "")
+                     + f": median step {r['step_time_ms']:.2f} ms{spread}, median input wait"
+                     f" {r['input_wait_ms']:.2f} ms.</p>")
         w = 600
         wi = round(w * min(max(frac, 0.0), 1.0))
         parts.append(f"<svg width='{w}' height='26' viewBox='0 0 {w} 26' role='img'"
@@ -102,10 +107,13 @@ def _xprof(r: dict[str, Any]) -> str:
         a = xp.get("analysis") or {}
         if a.get("input_bound_fraction") is not None:
             ours = r.get("input_bound_fraction")
-            parts.append("<table><tr><th></th><th>input-bound</th><th>step time</th><th>steps</th></tr>"
+            parts.append("<table><tr><th></th><th>input-bound</th><th>median step</th><th>mean step</th>"
+                         "<th>steps</th></tr>"
                          f"<tr><td>pipelint</td><td class='n'>{_pct(ours)}</td>"
-                         f"<td class='n'>{_num(r.get('step_time_ms'), '.2f')} ms</td><td class='n'>{r.get('steps')}</td></tr>"
+                         f"<td class='n'>{_num(r.get('step_time_ms'), '.2f')} ms</td>"
+                         f"<td class='n'>{_num(r.get('step_time_mean_ms'), '.2f')} ms</td><td class='n'>{r.get('steps')}</td></tr>"
                          f"<tr><td>XProf</td><td class='n'>{_pct(a['input_bound_fraction'])}</td>"
+                         f"<td class='n'>{_num(a.get('step_time_median_ms'), '.2f')} ms</td>"
                          f"<td class='n'>{_num(a.get('step_time_ms'), '.2f')} ms</td><td class='n'>{a.get('steps')}</td></tr>"
                          "</table>")
             if a.get("conclusion"):

@@ -234,8 +234,10 @@ def render_text(r: dict[str, Any]) -> str:
         if a.get("input_bound_fraction") is not None:
             ours = r.get("input_bound_fraction")
             lines.append(f"  XProf: {100 * a['input_bound_fraction']:.0f}% of step time waiting for input,"
-                         f" {a['step_time_ms']:.2f} ms/step over {a['steps']} steps (pipelint: "
-                         + (f"{100 * ours:.0f}%, {r['step_time_ms']:.2f} ms/step)" if ours is not None else "no steps)"))
+                         f" median step {a['step_time_median_ms']:.2f} ms (mean {a['step_time_ms']:.2f}) over"
+                         f" {a['steps']} steps; pipelint: "
+                         + (f"{100 * ours:.0f}%, median step {r['step_time_ms']:.2f} ms over {r['steps']} steps"
+                            if ours is not None else "no steps"))
             for note in a.get("disagreement") or []:
                 lines.append(f"    {note}")
         elif a.get("error"):

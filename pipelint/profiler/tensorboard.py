@@ -145,8 +145,8 @@ def render_markdown(r: dict[str, Any]) -> str:
         out.append(f"verdict: **{r.get('verdict', 'unknown')}** (no training steps were measured)")
     xp = (r.get("xprof") or {}).get("analysis")
     if xp and xp.get("input_bound_fraction") is not None:
-        out.append(f"XProf: {100 * xp['input_bound_fraction']:.0f}% input, {xp['step_time_ms']:.2f} ms/step"
-                   f" over {xp['steps']} steps")
+        out.append(f"XProf: {100 * xp['input_bound_fraction']:.0f}% input, median step"
+                   f" {xp.get('step_time_median_ms') or xp['step_time_ms']:.2f} ms over {xp['steps']} steps")
         for note in xp.get("disagreement") or []:
             out.append(f"> {note}")
     if r.get("stages"):
