@@ -53,6 +53,7 @@ def main() -> None:
 @click.option("--ignore", multiple=True, help="Rule codes or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Globs to exclude (replaces the defaults and configured excludes).")
 @click.option("--extend-exclude", multiple=True, help="Globs to exclude on top of the defaults.")
+@click.option("--extend-include", multiple=True, help="Globs of more files to check besides *.py, *.pyi, *.ipynb.")
 @click.option("--force-exclude", is_flag=True, help="Apply excludes to files passed explicitly too (for pre-commit).")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), default="full", show_default=True)
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False, writable=True), help="Write the report to a file.")
@@ -65,7 +66,7 @@ def main() -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Use this pyproject.toml or pipelint.toml for every file.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
-def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_exclude, output_format,
+def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_include, force_exclude, output_format,
           output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, quiet, config_path, jobs) -> None:
     """Check Python files and Jupyter notebooks under PATHS (default: the current directory)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
@@ -80,6 +81,7 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, force_e
         ignore=_codes(ignore),
         exclude=_patterns(exclude) or None,
         extend_exclude=_patterns(extend_exclude),
+        extend_include=_patterns(extend_include),
     )
     try:
         resolver = SettingsResolver(overrides, config_path=config_path)

@@ -7,6 +7,8 @@
   directories, and those above a walked directory up to the enclosing git work tree (the directory
   holding `.git`), plus `.git/info/exclude`. Disabled with `respect-gitignore = false`.
 * Symlinked directories are followed, but each real directory is walked once (no loops).
+* Besides `.py`, `.pyi` and `.ipynb`, files matching an `extend-include` glob are collected (and
+  read as Python).
 * Files given explicitly are always checked (whatever their suffix) unless `force_exclude` is
   true (or `force-exclude = true` in the config) and they, or an ancestor directory, match an
   exclude or a .gitignore.
@@ -253,7 +255,8 @@ def _walk(top: str, top_display: str, resolver: SettingsResolver, ignores: _GitI
                 entry_is_file = not entry_is_dir and entry.is_file()
             except OSError:
                 continue
-            if not entry_is_dir and not (entry_is_file and name.endswith(PYTHON_SUFFIXES)):
+            if not entry_is_dir and not (entry_is_file and (
+                    name.endswith(PYTHON_SUFFIXES) or settings.is_extra_included(entry.path))):
                 continue
             path = entry.path
             if settings.is_entry_excluded(path, entry_is_dir):

@@ -473,3 +473,15 @@ def test_a_cell_indented_as_a_whole_runs_as_ipython_runs_it_and_keeps_its_column
     assert count == 1
     assert json.loads(new_text)["cells"][1]["source"][1] == (
         "      ds = tf.data.Dataset.range(8).map(lambda v: v, num_parallel_calls=tf.data.AUTOTUNE)\n")
+
+
+def test_extend_include_adds_other_suffixes_read_as_python(here):
+    (here / "train.pyw").write_text(IMPORTS + SERIAL)
+    (here / "nb.ipynb").write_text(notebook(cell(IMPORTS + SERIAL)))
+    plain = run("check", ".", "--select", "PL101", "--output-format", "concise").output
+    assert "nb.ipynb:cell 1:2:31" in plain and "train.pyw" not in plain
+    extended = run("check", ".", "--select", "PL101", "--extend-include", "*.pyw", "--output-format", "concise").output
+    assert "train.pyw:2:31: PL101" in extended and "nb.ipynb:cell 1:2:31" in extended
+    (here / "pyproject.toml").write_text('[tool.pipelint]\nextend-include = ["*.pyw"]\n')
+    configured = run("check", ".", "--select", "PL101", "--output-format", "concise").output
+    assert "train.pyw:2:31: PL101" in configured

@@ -19,6 +19,8 @@ Modelled on ruff. Keys (kebab-case):
 * ``exclude`` (replaces the defaults) / ``extend-exclude`` (adds to them): gitignore-style globs
   relative to the config file's directory; a pattern without a slash matches any path component
   (``build`` excludes every directory named build), a trailing slash matches directories only.
+* ``extend-include``: globs (like per-file-ignores globs) of more files to check besides
+  ``*.py``, ``*.pyi`` and ``*.ipynb`` (``*.pyw``, ``scripts/*``); they are read as Python.
 * ``respect-gitignore`` (bool, default true), ``force-exclude`` (bool, default false).
 * ``[tool.pipelint.rules.PLxxx]``: per-rule options, validated against that rule's ``options``.
 
@@ -26,7 +28,7 @@ Engine codes (PL0xx, see ``pipelint.codes``) are always enabled; only an ``ignor
 ``per-file-ignores`` entry (any selector), turns them off.
 
 Precedence: the command line's ``--select`` replaces the file's ``select``; ``--extend-select``,
-``--ignore``, ``--extend-exclude`` add to the file's lists; ``--exclude`` replaces ``exclude``.
+``--ignore``, ``--extend-exclude``, ``--extend-include`` add to the file's lists; ``--exclude`` replaces ``exclude``.
 """
 from __future__ import annotations
 

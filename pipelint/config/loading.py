@@ -38,7 +38,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "*.egg-info", ".ipynb_checkpoints",
 )
 
-_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude")
+_LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include")
 _BOOL_KEYS = ("respect-gitignore", "force-exclude")
 _KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules"))
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
@@ -51,6 +51,7 @@ class CliOverrides:
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
+    extend_include: tuple[str, ...] = ()
 
 
 def _display(path: Path, cwd: Path | None = None) -> str:
@@ -190,6 +191,7 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
     else:
         exclude = DEFAULT_EXCLUDE
     extend_exclude = (lists["extend-exclude"] or ()) + tuple(split_cli_values(overrides.extend_exclude) or ())
+    extend_include = (lists["extend-include"] or ()) + tuple(split_cli_values(overrides.extend_include) or ())
 
     return Settings(
         select=select,
@@ -198,6 +200,7 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
         per_file_ignores=tuple(per_file),
         exclude=tuple(exclude),
         extend_exclude=extend_exclude,
+        extend_include=extend_include,
         rule_options=rule_options,
         root=root,
         config_path=config_path,

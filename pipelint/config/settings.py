@@ -28,6 +28,8 @@ class Settings:
     config_path: Path | None
     respect_gitignore: bool = True
     force_exclude: bool = False
+    #: Globs naming more files to check besides *.py, *.pyi and *.ipynb (read as Python).
+    extend_include: tuple[str, ...] = ()
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     # Pickle without the compiled caches (they are rebuilt lazily in the worker).
@@ -90,6 +92,20 @@ class Settings:
             matcher = ExcludeMatcher(self.exclude_patterns)
             self._cache["exclude"] = matcher
         return matcher
+
+    def is_extra_included(self, path: Path | str) -> bool:
+        """Whether a file found while walking matches `extend-include` (its suffix is not one
+        checked by default). `path` absolute."""
+        if not self.extend_include:
+            return False
+        globs = self._cache.get("include")
+        if globs is None:
+            globs = self._cache["include"] = [PathGlob(pattern) for pattern in self.extend_include]
+        spath = os.fspath(path)
+        rel = rel_posix(Path(spath), self.root)
+        posix = Path(spath).as_posix()
+        return any(glob.matches(rel if rel is not None else posix, posix, os.path.basename(spath))
+                   for glob in globs)
 
     def is_entry_excluded(self, path: Path | str, is_dir: bool) -> bool:
         """Whether this one entry (not its ancestors) matches an exclude pattern. `path` absolute."""
