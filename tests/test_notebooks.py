@@ -485,3 +485,22 @@ def test_extend_include_adds_other_suffixes_read_as_python(here):
     (here / "pyproject.toml").write_text('[tool.pipelint]\nextend-include = ["*.pyw"]\n')
     configured = run("check", ".", "--select", "PL101", "--output-format", "concise").output
     assert "train.pyw:2:31: PL101" in configured
+
+
+@pytest.mark.parametrize("example", ["image_classifier.py", "tfrecord_pipeline.py", "custom_loop.py"])
+def test_speed_benchmark_notebooks_hold_the_same_code_and_findings(example):
+    from benchmarks.static_speed import to_notebook
+
+    root = Path(__file__).resolve().parent.parent
+    source = (root / "examples" / example).read_text()
+    text = json.dumps(to_notebook(source), indent=1)
+    as_py = {(d.code, d.message) for d in lint_source_all(source)}
+    as_notebook = {(d.code, d.message) for d in lint(text)}
+    assert as_notebook == as_py and as_py
+    nbformat.validate(nbformat.reads(text, 4))
+
+
+def lint_source_all(source: str) -> list:
+    from pipelint.engine import lint_source
+
+    return lint_source(source, "x.py", ALL, None)
