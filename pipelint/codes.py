@@ -68,6 +68,13 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in (
     CodeInfo("PL407", "pydataset-without-workers", _INFO),
     # Deprecated APIs.
     CodeInfo("PL501", "deprecated-tfdata-api", _WARNING),
+    # tf.data service: the part of a pipeline that `distribute(...)` sends to remote workers.
+    CodeInfo("PL601", "python-stage-before-distribute", _ERROR),
+    # Info: the service's reader keeps several requests in flight itself, so a missing
+    # trainer-side prefetch costs little unless work follows `distribute`.
+    CodeInfo("PL602", "prefetch-before-distribute", _INFO),
+    CodeInfo("PL603", "seeded-shuffle-before-distribute", _WARNING),
+    CodeInfo("PL604", "shard-before-shared-job", _WARNING),
 )}
 
 INTERNAL_ERROR, PARSE_ERROR, UNREADABLE_FILE, INVALID_SUPPRESSION = "PL000", "PL001", "PL002", "PL003"

@@ -135,3 +135,27 @@ def test_inlined_helper_sees_module_globals():
         "train(keras.Sequential([]))\n"
     )
     assert any(site.optimizer is not None for site in model.compiles)
+
+
+@pytest.mark.parametrize("header,call,mode,shared", [
+    ("import tensorflow as tf", "tf.data.experimental.service.distribute('parallel_epochs', A)", "OFF", False),
+    ("import tensorflow as tf",
+     "tf.data.experimental.service.distribute(processing_mode='distributed_epoch', service=A, job_name='j')",
+     "DYNAMIC", True),
+    ("from tensorflow.data.experimental import service",
+     "service.distribute(service.ShardingPolicy.FILE_OR_DATA, A, job_name=None)", "FILE_OR_DATA", False),
+    ("from tensorflow.data.experimental.service import distribute", "distribute(FLAGS.mode, A, 'job')", None, True),
+])
+def test_service_hand_off_is_read_from_apply(header, call, mode, shared):
+    model = build(f"{header}\nimport tensorflow as tf\nds = tf.data.Dataset.range(4).batch(2).apply({call}).prefetch(1)\n")
+    ((hand_off, site),) = list(model.service_hand_offs())
+    assert (hand_off.processing_mode, hand_off.job_name is not None) == (mode, shared)
+    # what runs on the workers: the prefixes of the hand-off
+    assert [[op.name for op in prefix.ops] for prefix in site.prefixes] == [["batch"]]
+
+
+def test_other_applies_are_not_service_hand_offs():
+    model = build("import tensorflow as tf\n"
+                  "ds = tf.data.Dataset.range(4).apply(tf.data.experimental.prefetch_to_device('/gpu:0'))\n"
+                  "ds = ds.apply(my.distribute('parallel_epochs', A))\n")
+    assert list(model.service_hand_offs()) == []

@@ -14,6 +14,7 @@ from pipelint.model.catalogue import (
 )
 from pipelint.model.imports import ImportTable
 from pipelint.model.queries import PipelineModel
+from pipelint.model.service import SHARD_HINT, ServiceHandOff
 from pipelint.model.syntax import dotted, find_arg, is_false, is_none, literal_int
 from pipelint.model.values import (
     CallSite, Collection, CompileSite, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue,
@@ -26,6 +27,6 @@ __all__ = [
     "FILE_SOURCES", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS", "PY_FUNCTION_NAMES",
     "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer",
     "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite",
-    "Origin", "PipelineModel", "batch_states", "canonical", "dotted", "find_arg", "is_false",
+    "Origin", "PipelineModel", "SHARD_HINT", "ServiceHandOff", "batch_states", "canonical", "dotted", "find_arg", "is_false",
     "is_model_bound_optimizer", "is_none", "is_pydataset_base", "is_random_name", "literal_int",
 ]

@@ -21,6 +21,7 @@ from pipelint.model.catalogue import canonical
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
+from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
 
 
@@ -88,6 +89,14 @@ class PipelineModel(KerasQueries):
         for site in self.op_sites.values():
             if not names or site.op.name in names:
                 yield site
+
+    def service_hand_offs(self) -> Iterator[tuple[ServiceHandOff, OpSite]]:
+        """Each `apply(tf.data.experimental.service.distribute(...))` with its op site: the
+        site's prefixes are the pipelines that run on the service's workers."""
+        for site in self.ops("apply"):
+            hand_off = service_hand_off(site.op, self.qualified_name)
+            if hand_off is not None:
+                yield hand_off, site
 
     def continuations(self, op: Op) -> list[tuple[Op, ...]]:
         """The ops seen after `op` on each path that passes through it."""
