@@ -24,8 +24,8 @@ Modelled on ruff. Keys (kebab-case):
 * ``respect-gitignore`` (bool, default true), ``force-exclude`` (bool, default false).
 * ``[tool.pipelint.rules.PLxxx]``: per-rule options, validated against that rule's ``options``.
 
-Engine codes (PL0xx, see ``pipelint.codes``) are always enabled; only an ``ignore`` naming the full code, or a
-``per-file-ignores`` entry (any selector), turns them off.
+Engine codes (PL0xx, see ``pipelint.codes``) are always enabled; only an ``ignore`` naming the
+full code, or a ``per-file-ignores`` entry (any selector), turns them off.
 
 Precedence: the command line's ``--select`` replaces the file's ``select``; ``--extend-select``,
 ``--ignore``, ``--extend-exclude``, ``--extend-include`` add to the file's lists; ``--exclude`` replaces ``exclude``.
