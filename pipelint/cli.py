@@ -62,16 +62,24 @@ def main() -> None:
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply unsafe fixes (with --fix or --diff).")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff instead of writing them.")
-@click.option("--no-cache", is_flag=True, help="Accepted for compatibility; pipelint keeps no cache yet.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
+@click.option("--stdin-filename", help="Read the source from stdin (PATHS empty or `-`) and check it as this "
+              "file: its config and per-file-ignores apply. With --fix, print the fixed source.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Use this pyproject.toml or pipelint.toml for every file.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_include, force_exclude, output_format,
-          output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, quiet, config_path, jobs) -> None:
-    """Check Python files and Jupyter notebooks under PATHS (default: the current directory)."""
+          output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, stdin_filename, quiet,
+          config_path, jobs) -> None:
+    """Check Python files and Jupyter notebooks under PATHS (default: the current directory; `-`: stdin)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
     from pipelint.discovery import discover
     from pipelint.reporters import render, render_statistics
+    from pipelint.results import FixMode
+
+    from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
+    if ("-" in paths or stdin_filename is not None) and not from_stdin:
+        _fail("stdin (`-` or --stdin-filename) cannot be combined with other paths")
 
     if config_path is not None and not config_path.is_file():
         _fail(f"config file not found: {config_path}")
@@ -83,17 +91,21 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
         extend_exclude=_patterns(extend_exclude),
         extend_include=_patterns(extend_include),
     )
+    fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
+    errors: list[str] = []
+    stdin_data: bytes | None = None
     try:
         resolver = SettingsResolver(overrides, config_path=config_path)
-        found = discover(list(paths) or ["."], resolver, force_exclude=force_exclude)
-        # Imported only now: a bad selector or config key is reported without loading libcst.
-        from pipelint.engine import FixMode, check_files
-
-        fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
-        results = check_files(found.files, resolver, jobs=jobs, fix_mode=fix_mode)
+        if from_stdin:
+            stdin_data = click.get_binary_stream("stdin").read()
+            results = _check_stdin(stdin_data, stdin_filename, resolver, fix_mode, force_exclude)
+        else:
+            found = discover(list(paths) or ["."], resolver, force_exclude=force_exclude)
+            errors = found.errors
+            results = _check_files(found.files, resolver, jobs, fix_mode, no_cache)
     except ConfigError as error:
         _fail(str(error))
-    for message in found.errors:
+    for message in errors:
         click.echo(f"pipelint: error: {message}", err=True)
 
     diff_text = []
@@ -104,9 +116,15 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
         fixed_count += result.fixes_applied
         if diff:
             diff_text.extend(_unified_diff(result))
-        else:
+        elif not from_stdin:
             _write_fixed(result)
     diagnostics = [d for r in results for d in r.diagnostics]
+    if from_stdin and fix and not diff:
+        # As ruff: the (fixed) source goes to stdout for the editor, the findings left to stderr.
+        _emit_source(results, stdin_data)
+        output_to_stderr = output_file is None
+    else:
+        output_to_stderr = False
 
     color = _use_color(output_file)
     if diff:
@@ -122,9 +140,9 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
                              if not line.startswith(("Found ", "All checks passed")))
         if fix and fixed_count and output_format in ("full", "concise") and not quiet:
             text += f"\nFixed {fixed_count} finding{'s' if fixed_count != 1 else ''}."
-    _emit(text, output_file)
+    _emit(text, output_file, err=output_to_stderr)
 
-    if found.errors or any(d.code == "PL000" for d in diagnostics):
+    if errors or any(d.code == "PL000" for d in diagnostics):
         sys.exit(EXIT_ERROR)
     if exit_zero:
         sys.exit(EXIT_CLEAN)
@@ -154,6 +172,62 @@ def _unified_diff(result) -> list[str]:
     return out
 
 
+def _check_files(files, resolver, jobs, fix_mode, no_cache: bool) -> list:
+    """Check files through the result cache (unless `--no-cache`): libcst loads only on a miss."""
+    from pipelint.cache import ResultCache, check_with_cache, resolve_cache_dir
+
+    if no_cache:
+        from pipelint.engine import check_files
+
+        return check_files(files, resolver, jobs=jobs, fix_mode=fix_mode)
+    cache = ResultCache(resolve_cache_dir(resolver.for_directory(resolver.cwd), resolver.cwd))
+    results = check_with_cache(files, resolver, cache, jobs=jobs, fix_mode=fix_mode, cwd=resolver.cwd)
+    for message in cache.warnings:
+        click.echo(f"pipelint: warning: {message}", err=True)
+    return results
+
+
+def _check_stdin(data: bytes, filename: str | None, resolver, fix_mode, force_exclude: bool) -> list:
+    """The source on stdin, checked as `filename` would be (its config, its per-file-ignores)."""
+    from pipelint.engine import check_file
+    from pipelint.results import display_path
+
+    if filename is None:
+        path, shown = resolver.cwd / "-", "-"
+    else:
+        path = Path(filename)
+        path = path if path.is_absolute() else resolver.cwd / path
+        shown = display_path(path, resolver.cwd)
+    settings = resolver.for_path(path)
+    if filename is not None and (force_exclude or settings.force_exclude) \
+            and settings.is_excluded(path, is_dir=False):
+        return []
+    result = check_file(path, shown, settings, fix_mode, data=data)
+    if result.original_source is not None or result.diagnostics:
+        from pipelint.engine import decode_source
+        from pipelint.reporters._common import give_source
+
+        try:
+            give_source(shown, result.fixed_source if result.fixed_source is not None else decode_source(data))
+        except ValueError:
+            pass  # undecodable input: reported as PL002, no snippet to show
+    return [result]
+
+
+def _emit_source(results, original: bytes) -> None:
+    """Write the fixed source (or the input unchanged) to stdout, byte for byte."""
+    data = original
+    if results and results[0].fixed_source is not None:
+        try:
+            data = results[0].fixed_bytes()
+        except UnicodeEncodeError:
+            click.echo(f"pipelint: error: fixes for {results[0].path} need characters its "
+                       f"{results[0].encoding} encoding lacks; source left unchanged", err=True)
+    stream = click.get_binary_stream("stdout")
+    stream.write(data)
+    stream.flush()
+
+
 def _write_fixed(result) -> None:
     """Write the fixed text back in the file's own encoding, keeping a byte-order mark."""
     target = result.file or Path(result.path)
@@ -170,7 +244,7 @@ def _write_fixed(result) -> None:
         click.echo(f"pipelint: error: cannot write fixes to {result.path}: {error.strerror}", err=True)
 
 
-def _emit(text: str, output_file: str | None) -> None:
+def _emit(text: str, output_file: str | None, err: bool = False) -> None:
     if not text:
         return
     if output_file:
@@ -181,7 +255,30 @@ def _emit(text: str, output_file: str | None) -> None:
         except OSError as error:
             _fail(f"cannot write {output_file}: {error.strerror}")
     else:
-        click.echo(text, nl=not text.endswith("\n"))
+        click.echo(text, nl=not text.endswith("\n"), err=err)
+
+
+@main.command("clean")
+def clean_cache() -> None:
+    """Remove the result cache (of this project, and any `.pipelint_cache` below here)."""
+    from pipelint.cache import DEFAULT_CACHE_DIR, clean, resolve_cache_dir
+    from pipelint.config import CliOverrides, ConfigError, SettingsResolver
+
+    cwd = Path.cwd()
+    try:
+        resolver = SettingsResolver(CliOverrides(), cwd=cwd)
+        candidates = [resolve_cache_dir(resolver.for_directory(cwd), cwd)]
+    except ConfigError as error:
+        _fail(str(error))
+    for directory, subdirectories, _ in os.walk(cwd):
+        if DEFAULT_CACHE_DIR in subdirectories:
+            candidates.append(Path(directory) / DEFAULT_CACHE_DIR)
+        subdirectories[:] = [d for d in subdirectories if not d.startswith(".") and d != "node_modules"]
+    removed = clean(list(dict.fromkeys(candidates)))
+    for directory in removed:
+        click.echo(f"Removed cache at {directory}")
+    if not removed:
+        click.echo("No cache to remove.")
 
 
 @main.command("rules")

@@ -17,9 +17,9 @@ import sys
 import threading
 import tokenize
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 import libcst as cst
 
@@ -30,6 +30,7 @@ from pipelint.model import PipelineModel
 from pipelint.notebook import (Notebook, NotebookError, Program, build_program, is_notebook_path,
                                mask_cell, parse_notebook, replace_sources)
 from pipelint.positions import StatementIndex, node_positions
+from pipelint.results import FileResult, FixMode, display_path
 from pipelint.rules import Rule, RuleContext, all_rules
 from pipelint.rules.base import Finding
 from pipelint.suppressions import has_skip_file, parse_suppressions
@@ -43,31 +44,6 @@ _MENTIONS_TF = re.compile(r"\b(?:tensorflow|keras|tf|tfds)\b")
 _MAX_FIX_ROUNDS = 8
 # Below this many files a process pool costs more to start than it saves.
 _MIN_FILES_FOR_POOL = 16
-
-
-@dataclass
-class FileResult:
-    path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    fixed_source: str | None = None  # set when fixes changed the file
-    original_source: str | None = None
-    fixes_applied: int = 0
-    file: Path | None = None
-    encoding: str = "utf-8"
-    bom: bool = False
-    #: In a notebook fixed: (cell number, old source, new source) of each changed cell.
-    changed_cells: list[tuple[int, str, str]] = field(default_factory=list)
-
-    def fixed_bytes(self) -> bytes:
-        """The fixed text in the file's own encoding, its byte-order mark kept (may raise
-        UnicodeEncodeError when a fix adds a character that encoding lacks)."""
-        return (("\ufeff" if self.bom else "") + (self.fixed_source or "")).encode(self.encoding)
-
-
-@dataclass(frozen=True)
-class FixMode:
-    enabled: bool = False
-    include_unsafe: bool = False
 
 
 def decode_source(data: bytes) -> str:
@@ -334,19 +310,22 @@ def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Setti
     return diagnostics, source, total
 
 
-def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixMode = FixMode()) -> FileResult:
+def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixMode = FixMode(),
+               data: bytes | None = None) -> FileResult:
+    """Check one file; `data`, when given, is its content already read (by the cache, or stdin)."""
     result = FileResult(display_path, file=path)
     codes = settings.enabled_codes(path)
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            # A FIFO or device would block or never end: only regular files are read.
-            result.diagnostics = [_engine_diagnostic(display_path, "PL002", "not a regular file")]
+    if data is None:
+        try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                # A FIFO or device would block or never end: only regular files are read.
+                result.diagnostics = [_engine_diagnostic(display_path, "PL002", "not a regular file")]
+                return result
+            data = path.read_bytes()
+        except OSError as error:
+            reason = error.strerror or type(error).__name__
+            result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot read file: {reason}")]
             return result
-        data = path.read_bytes()
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot read file: {reason}")]
-        return result
     if is_notebook_path(path):
         return _check_notebook_file(result, data, codes, settings, fix_mode)
     try:
@@ -509,21 +488,19 @@ def lint_and_fix_notebook(text: str, path: str, codes: frozenset[str], settings:
     return diagnostics, replace_sources(text, {number: new for number, _, new in changes}), total, changes
 
 
-def display_path(path: Path, cwd: Path) -> str:
-    try:
-        return path.resolve().relative_to(cwd.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def _check_task(task: tuple[Path, str, Settings, FixMode]) -> FileResult:
+def _check_task(task: tuple[Path, str, Settings, FixMode, bytes | None]) -> FileResult:
     return check_file(*task)
 
 
 def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | None = None,
-                fix_mode: FixMode = FixMode(), cwd: Path | None = None) -> list[FileResult]:
+                fix_mode: FixMode = FixMode(), cwd: Path | None = None,
+                contents: Mapping[Path, bytes] | None = None) -> list[FileResult]:
+    """Check `files` (in worker processes when there are many); `contents` holds the bytes of
+    files already read, so that the findings match the bytes the result cache keyed them by."""
     cwd = cwd or Path.cwd()
-    tasks = [(path, display_path(path, cwd), resolver.for_path(path), fix_mode) for path in files]
+    contents = contents or {}
+    tasks = [(path, display_path(path, cwd), resolver.for_path(path), fix_mode, contents.get(path))
+             for path in files]
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _MIN_FILES_FOR_POOL:
         results = [_check_task(task) for task in tasks]

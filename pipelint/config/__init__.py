@@ -22,6 +22,8 @@ Modelled on ruff. Keys (kebab-case):
 * ``extend-include``: globs (like per-file-ignores globs) of more files to check besides
   ``*.py``, ``*.pyi`` and ``*.ipynb`` (``*.pyw``, ``scripts/*``); they are read as Python.
 * ``respect-gitignore`` (bool, default true), ``force-exclude`` (bool, default false).
+* ``cache-dir`` (string): where the result cache lives, relative to the config file's directory
+  (default ``.pipelint_cache`` there); ``PIPELINT_CACHE_DIR`` overrides it (``pipelint.cache``).
 * ``[tool.pipelint.rules.PLxxx]``: per-rule options, validated against that rule's ``options``.
 
 Engine codes (PL0xx, see ``pipelint.codes``) are always enabled; only an ``ignore`` naming the

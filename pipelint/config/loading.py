@@ -35,12 +35,12 @@ CONFIG_FILENAMES = (PIPELINT_TOML, PYPROJECT_TOML)
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "env", ".env", "__pycache__", "build",
     "dist", "site-packages", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs",
-    "*.egg-info", ".ipynb_checkpoints",
+    "*.egg-info", ".ipynb_checkpoints", ".pipelint_cache",
 )
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include")
 _BOOL_KEYS = ("respect-gitignore", "force-exclude")
-_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules"))
+_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules", "cache-dir"))
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 
 
@@ -158,6 +158,11 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
     for key in _BOOL_KEYS:
         if key in table and not isinstance(table[key], bool):
             raise ConfigError(f"{where}'{key}' must be a boolean")
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None:
+        if not isinstance(cache_dir, str) or not cache_dir.strip():
+            raise ConfigError(f"{where}'cache-dir' must be a non-empty string")
+        cache_dir = abspath(Path(cache_dir).expanduser(), root)
     for key in _SELECTOR_KEYS:
         if lists[key] is not None:
             lists[key] = check_selectors(lists[key], f"'{key}' ({display})")
@@ -206,6 +211,7 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
         config_path=config_path,
         respect_gitignore=table.get("respect-gitignore", True),
         force_exclude=table.get("force-exclude", False),
+        cache_dir=cache_dir,
     )
 
 

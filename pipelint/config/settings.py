@@ -30,6 +30,7 @@ class Settings:
     force_exclude: bool = False
     #: Globs naming more files to check besides *.py, *.pyi and *.ipynb (read as Python).
     extend_include: tuple[str, ...] = ()
+    cache_dir: Path | None = None  # absolute; None: the default beside the config (pipelint.cache)
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     # Pickle without the compiled caches (they are rebuilt lazily in the worker).

@@ -62,6 +62,15 @@ def display_line(line: str) -> tuple[str, list[int]]:
     return "".join(shown), offsets
 
 
+# Sources that are not (or not yet) on disk, by display path: stdin given `--stdin-filename`.
+_GIVEN_SOURCES: dict[str, str] = {}
+
+
+def give_source(path: str, text: str) -> None:
+    """Show `text` as the source of `path` in snippets instead of reading the file."""
+    _GIVEN_SOURCES[path] = text
+
+
 class SourceCache:
     """Reads each file at most once per render; `None` for files that cannot be read.
 
@@ -69,7 +78,8 @@ class SourceCache:
     """
 
     def __init__(self) -> None:
-        self._files: dict[str, list[str] | None] = {}
+        self._files: dict[str, list[str] | None] = {
+            path: _LINE_BREAK.split(text) for path, text in _GIVEN_SOURCES.items()}
         self._cells: dict[str, dict[int, list[str]] | None] = {}
 
     def lines(self, path: str, cell: int | None = None) -> list[str] | None:

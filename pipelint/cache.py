@@ -1,0 +1,352 @@
+"""Result cache: replay the findings of files whose bytes and settings are unchanged (as ruff's).
+
+Where: ``PIPELINT_CACHE_DIR``, else ``cache-dir`` of the configuration that governs the current
+directory, else ``.pipelint_cache`` beside that configuration file (the current directory when
+there is none). Layout:
+
+    .pipelint_cache/
+        .gitignore          ``*``: never committed
+        CACHEDIR.TAG        backup and archiving tools skip the directory
+        <generation>/       pipelint's version and code, the Python and libcst it runs on
+            <root>.json     one shard per configuration root: file -> key, last day seen, findings
+
+A file's entry is used only when its key matches: a hash of the generation, every setting that
+decides the file's findings (select, ignore, rule options, per-file-ignores with the file's path),
+the file's suffix and its bytes. So an edited file, a changed config or another pipelint is a miss,
+and a corrupt or foreign shard or entry is ignored and written anew.
+
+Bounds: the most recently used `_KEEP_GENERATIONS` generations are kept (upgrades and checkouts
+do not pile up), and an entry not seen for `_FORGET_AFTER_DAYS` days is dropped (deleted files).
+Writes go to a temporary file renamed over the shard, after merging what another run wrote
+meanwhile, so two runs at once never corrupt it (one may lose the other's new entries: misses).
+A run whose every file is a hit writes nothing and never imports the engine or libcst.
+
+`--fix` and `--diff` take a hit only when it holds no fix they would apply; otherwise the file is
+checked from its bytes, and a fixed file is not cached (its next check is a miss).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import stat
+import sys
+import time
+from collections.abc import Sequence
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pipelint import __version__
+from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from pipelint.results import FileResult, FixMode, display_path
+
+if TYPE_CHECKING:
+    from pipelint.config import Settings, SettingsResolver
+
+__all__ = ["CACHE_DIR_ENV", "DEFAULT_CACHE_DIR", "ResultCache", "check_with_cache", "clean",
+           "resolve_cache_dir"]
+
+DEFAULT_CACHE_DIR = ".pipelint_cache"
+CACHE_DIR_ENV = "PIPELINT_CACHE_DIR"
+_FORMAT = 1  # bump when the shard layout changes
+_KEEP_GENERATIONS = 4
+_FORGET_AFTER_DAYS = 30
+_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+        "# This file is a cache directory tag created by pipelint.\n"
+        "# For information about cache directory tags see https://bford.info/cachedir/\n")
+# Settings fields that choose which files are checked, never what is found in one.
+_NOT_ABOUT_FINDINGS = frozenset({"exclude", "extend_exclude", "respect_gitignore", "force_exclude",
+                                 "config_path", "root", "cache_dir"})
+
+
+def resolve_cache_dir(settings: Settings, cwd: Path) -> Path:
+    """The cache directory for a run whose current directory `settings` govern."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override:
+        return Path(os.path.normpath(cwd / Path(override).expanduser()))
+    configured = getattr(settings, "cache_dir", None)
+    if configured is not None:
+        return Path(configured)
+    return Path(settings.root) / DEFAULT_CACHE_DIR
+
+
+def _generation() -> str:
+    """pipelint's version, a fingerprint of its checker's code (so a source checkout never
+    replays findings of code since edited), Python's version and libcst's installed files."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(f"{_FORMAT}\0{__version__}\0{sys.version}\0{sys.implementation.cache_tag}\0".encode())
+    package = Path(__file__).resolve().parent
+    for directory, subdirectories, names in os.walk(package):
+        # The profiler never changes a finding.
+        subdirectories[:] = sorted(d for d in subdirectories if d not in ("profiler", "__pycache__"))
+        for name in sorted(names):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(directory, name))
+                relative = os.path.relpath(os.path.join(directory, name), package)
+                digest.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    libcst = _libcst_init()
+    if libcst is not None:
+        info = os.stat(libcst)
+        digest.update(f"libcst\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return f"{__version__}-{digest.hexdigest()}"
+
+
+def _libcst_init() -> str | None:
+    """libcst's __init__.py, found on sys.path without importing libcst."""
+    for entry in sys.path:
+        candidate = os.path.join(entry or ".", "libcst", "__init__.py")
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
+    """A finding as JSON, less its path (the display path depends on where pipelint runs)."""
+    out: dict[str, Any] = {}
+    for spec in dataclasses.fields(diagnostic):
+        if spec.name == "path":
+            continue
+        value = getattr(diagnostic, spec.name)
+        if isinstance(value, Fix):
+            value = {"applicability": value.applicability.value,
+                     "edits": [[e.line, e.column, e.end_line, e.end_column, e.content] for e in value.edits]}
+        elif isinstance(value, Enum):
+            value = value.value
+        elif value is not None and not isinstance(value, (str, int, float, bool)):
+            raise TypeError(f"cannot cache a {type(value).__name__}")
+        out[spec.name] = value
+    return out
+
+
+def _decode(raw: dict[str, Any], path: str) -> Diagnostic:
+    values = dict(raw)
+    values["severity"] = Severity(values["severity"])
+    fix = values.get("fix")
+    if fix is not None:
+        values["fix"] = Fix(Applicability(fix["applicability"]),
+                            tuple(Edit(*edit) for edit in fix["edits"]))
+    return Diagnostic(path=path, **values)
+
+
+class _Shard:
+    """The entries of one configuration root, loaded on first use."""
+
+    def __init__(self, file: Path, root: str, generation: str) -> None:
+        self.file, self.root, self.generation = file, root, generation
+        self.entries = self._load()
+        self.changed: dict[str, list] = {}
+
+    def _load(self) -> dict[str, list]:
+        try:
+            data = json.loads(self.file.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        if (not isinstance(data, dict) or data.get("format") != _FORMAT
+                or data.get("generation") != self.generation or data.get("root") != self.root
+                or not isinstance(data.get("files"), dict)):
+            return {}  # foreign or corrupt: treated as empty, rewritten on save
+        return data["files"]
+
+
+class ResultCache:
+    """Lookups and stores for one run; `save()` writes what changed."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.generation = _generation()
+        self.folder = directory / self.generation
+        self._shards: dict[str, _Shard] = {}
+        self._settings_keys: dict[int, tuple[Settings, bytes]] = {}
+        self.today = int(time.time() // 86400)
+        self.warnings: list[str] = []
+
+    # ---- keys
+
+    def _settings_key(self, settings: Settings, path: Path) -> bytes:
+        known = self._settings_keys.get(id(settings))
+        if known is None or known[0] is not settings:
+            parts = [f"{spec.name}={getattr(settings, spec.name)!r}"
+                     for spec in dataclasses.fields(settings)
+                     if not spec.name.startswith("_") and spec.name not in _NOT_ABOUT_FINDINGS]
+            known = self._settings_keys[id(settings)] = (settings, "\0".join(parts).encode())
+        if getattr(settings, "per_file_ignores", None):
+            # Which per-file-ignores apply depends on where the file is.
+            return known[1] + b"\0path=" + os.fsencode(os.path.abspath(path))
+        return known[1]
+
+    def key(self, settings: Settings, path: Path, data: bytes) -> str:
+        digest = hashlib.blake2b(digest_size=20)
+        for part in (self.generation.encode(), self._settings_key(settings, path),
+                     path.suffix.encode(), data):
+            digest.update(len(part).to_bytes(8, "little"))
+            digest.update(part)
+        return digest.hexdigest()
+
+    # ---- entries
+
+    def _shard(self, settings: Settings) -> _Shard:
+        root = str(settings.root)
+        shard = self._shards.get(root)
+        if shard is None:
+            name = hashlib.blake2b(root.encode(), digest_size=8).hexdigest()
+            shard = self._shards[root] = _Shard(self.folder / f"{name}.json", root, self.generation)
+        return shard
+
+    @staticmethod
+    def _name(settings: Settings, path: Path) -> str:
+        absolute = os.path.abspath(path)
+        relative = os.path.relpath(absolute, settings.root)
+        return absolute if relative.startswith("..") else relative
+
+    def get(self, settings: Settings, path: Path, key: str, display: str) -> list[Diagnostic] | None:
+        shard = self._shard(settings)
+        name = self._name(settings, path)
+        entry = shard.entries.get(name)
+        if not (isinstance(entry, list) and len(entry) == 3 and entry[0] == key
+                and isinstance(entry[1], int) and isinstance(entry[2], list)):
+            return None
+        try:
+            diagnostics = [_decode(raw, display) for raw in entry[2]]
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        if entry[1] != self.today:  # keep it from being forgotten; at most one write a day
+            shard.changed[name] = [key, self.today, entry[2]]
+        return diagnostics
+
+    def put(self, settings: Settings, path: Path, key: str, diagnostics: Sequence[Diagnostic]) -> None:
+        try:
+            encoded = [_encode(d) for d in diagnostics]
+        except TypeError:
+            return
+        shard = self._shard(settings)
+        shard.changed[self._name(settings, path)] = [key, self.today, encoded]
+
+    # ---- writing
+
+    def save(self) -> None:
+        """Write every shard that changed; a cache that cannot be written is skipped, with a warning."""
+        dirty = [shard for shard in self._shards.values() if shard.changed]
+        if not dirty:
+            return
+        try:
+            new_generation = not self.folder.is_dir()
+            self._prepare()
+            for shard in dirty:
+                merged = {name: entry for name, entry in shard._load().items()
+                          if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[1], int)
+                          and self.today - entry[1] <= _FORGET_AFTER_DAYS}
+                merged.update(shard.changed)
+                payload = {"format": _FORMAT, "pipelint": __version__, "generation": self.generation,
+                           "root": shard.root, "files": merged}
+                _atomic_write(shard.file, json.dumps(payload, separators=(",", ":")).encode())
+                shard.entries, shard.changed = merged, {}
+            if new_generation:
+                self._prune_generations()
+        except OSError as error:
+            self.warnings.append(f"cannot write the cache at {self.directory}: "
+                                 f"{error.strerror or error} (use --no-cache, or set {CACHE_DIR_ENV})")
+
+    def _prepare(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for name, text in ((".gitignore", "# Created by pipelint: the cache is never committed.\n*\n"),
+                           ("CACHEDIR.TAG", _TAG)):
+            marker = self.directory / name
+            if not marker.exists():
+                _atomic_write(marker, text.encode())
+        os.utime(self.folder)  # most recently used generation
+
+    def _prune_generations(self) -> None:
+        generations = []
+        for entry in os.scandir(self.directory):
+            if entry.is_dir(follow_symlinks=False) and entry.name != self.generation:
+                generations.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+        for _, path in sorted(generations, reverse=True)[_KEEP_GENERATIONS - 1:]:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
+    try:
+        with open(temporary, "xb") as handle:
+            handle.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The file's bytes, or None when the engine must look at it (not a regular file, unreadable)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _has_fix_to_apply(diagnostics: Sequence[Diagnostic], fix_mode: FixMode) -> bool:
+    return any(d.fix is not None and (fix_mode.include_unsafe or d.fix.applicability is Applicability.SAFE)
+               for d in diagnostics)
+
+
+def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: ResultCache,
+                     jobs: int | None = None, fix_mode: FixMode = FixMode(),
+                     cwd: Path | None = None) -> list[FileResult]:
+    """Like `engine.check_files`, answering unchanged files from the cache; the engine (and
+    libcst) is imported only when some file misses."""
+    cwd = cwd or Path.cwd()
+    results: list[FileResult] = []
+    misses: list[Path] = []
+    contents: dict[Path, bytes] = {}
+    keys: dict[Path, tuple[Settings, str]] = {}
+    for path in files:
+        data = _read_regular(path)
+        if data is None:
+            misses.append(path)
+            continue
+        settings = resolver.for_path(path)
+        key = cache.key(settings, path, data)
+        display = display_path(path, cwd)
+        diagnostics = cache.get(settings, path, key, display)
+        if diagnostics is None or (fix_mode.enabled and _has_fix_to_apply(diagnostics, fix_mode)):
+            misses.append(path)
+            contents[path] = data
+            keys[path] = (settings, key)
+        else:
+            results.append(FileResult(display, diagnostics, file=path))
+    if misses:
+        from pipelint.engine import check_files
+
+        checked = check_files(misses, resolver, jobs=jobs, fix_mode=fix_mode, cwd=cwd, contents=contents)
+        by_file = {result.file: result for result in checked}
+        for path, (settings, key) in keys.items():
+            result = by_file.get(path)
+            if (result is None or result.fixed_source is not None
+                    or any(d.code == "PL000" for d in result.diagnostics)):
+                continue  # an internal error may not recur; a fixed file has new bytes
+            cache.put(settings, path, key, result.diagnostics)
+        results.extend(checked)
+    cache.save()
+    return sorted(results, key=lambda r: r.path)
+
+
+def clean(directories: Sequence[Path]) -> list[Path]:
+    """Remove these cache directories (only ones pipelint made: they hold its CACHEDIR.TAG)."""
+    removed = []
+    for directory in directories:
+        tag = directory / "CACHEDIR.TAG"
+        try:
+            ours = tag.is_file() and "pipelint" in tag.read_text(errors="replace")
+        except OSError:
+            ours = False
+        if ours:
+            shutil.rmtree(directory, ignore_errors=True)
+            removed.append(directory)
+    return removed
