@@ -1,9 +1,18 @@
-"""Wall-clock speed of `pipelint check` next to Fixit and ruff, on the same files, in one run.
+"""Wall-clock speed of `pipelint check`, cold and warm (result cache), next to ruff and Fixit, in one run.
 
-Fixit (`fixit lint`) is the closest peer: it is also built on libcst and runs every rule in one
-traversal per file with a process pool. ruff (`--select ALL`) is the speed reference. For each
-corpus the three tools are run as subprocesses, alternating (pipelint, fixit, ruff, pipelint, ...)
-so that background load hits them alike, and the best of N wall-clock runs of each is kept.
+Fixit (`fixit lint`) is the closest peer: also built on libcst, every rule in one traversal per
+file, a process pool; it has no result cache. ruff (`--select ALL`) is the speed reference, with
+and without its cache. For each corpus every variant below runs as a subprocess, alternating
+(variant 1, 2, ..., 1, 2, ...) so that background load hits them alike; the best of N wall-clock
+runs of each counts.
+
+Variants (a tool that is not installed is skipped with a note; `pip install fixit ruff`):
+
+* ``pipelint --no-cache``   no cache read or written (the figure before the cache existed)
+* ``pipelint cold``         an empty cache directory before each run: checks everything, writes the cache
+* ``pipelint warm``         the cache the previous run wrote, nothing changed: every file a hit
+* ``ruff --no-cache``, ``ruff cold``, ``ruff warm``   the same for ruff
+* ``fixit``                 Fixit's built-in rules
 
 Corpora (found from the installed packages, no import of TensorFlow needed):
 
@@ -13,22 +22,23 @@ Corpora (found from the installed packages, no import of TensorFlow needed):
 * any other value of ``--corpus`` is taken as a directory path
 
 Every corpus is first copied (its ``.py`` files only, relative paths kept) into a temporary
-directory, so that no tool's default excludes (``site-packages``, ``.venv``, ``build``...) or
-stray config files hide or change files, and all three tools see exactly the same files. The
-script checks that: ruff's ``--show-files`` count, the ``tests`` count of one untimed
-``pipelint --output-format junit`` run, and Fixit's own "N files checked" line must all equal the
-number of copied files (a mismatch is printed as a warning).
+directory, so that no tool's default excludes or stray config files hide or change files, and all
+tools see exactly the same files. The script checks that: ruff's ``--show-files`` count, the
+``tests`` count of one untimed ``pipelint --output-format junit`` run, and Fixit's own "N files
+checked" line must all equal the number of copied files (a mismatch is printed as a warning). The
+findings of the cold and warm runs of a tool must be identical (else a warning: the cache would
+be wrong).
 
-Commands timed (cwd = the temporary directory, CORPUS = the copied corpus):
+Commands timed (cwd = the temporary directory, CORPUS = the copied corpus; the caches live in
+the temporary directory: ``PIPELINT_CACHE_DIR=TMP/_pipelint_cache``, ``--cache-dir TMP/_ruff_cache``):
 
-    python -m pipelint check CORPUS --select ALL --output-format concise --exit-zero -q
+    python -m pipelint check CORPUS --select ALL --output-format concise --exit-zero -q [--no-cache]
+    ruff check --select ALL --exit-zero -q --isolated --output-format concise CORPUS [--no-cache]
     fixit -c TMP/fixit.toml lint CORPUS        # built-in rules: enable = ["fixit.rules"], root = true
-    ruff check --select ALL --no-cache --exit-zero -q --isolated --output-format concise CORPUS
 
 Fixit's exit code (0 clean, 1 violations) and its summary line are checked so that a run which
 lints nothing cannot pass for a fast one. Fixit is very slow on large corpora: a run longer than
-``--fixit-timeout`` is killed, reported as "> T s", and its ratio to pipelint is a lower bound
-(labelled as such); later Fixit runs on that corpus are skipped.
+``--fixit-timeout`` is killed, reported as "> T s", and its ratio to pipelint is a lower bound.
 
 Notebook corpus (``notebooks``, on by default): the same Python code linted as ``.py`` files and as
 Jupyter notebooks. Every 4th ``.py`` file of the installed ``keras`` package that names TensorFlow
@@ -36,21 +46,22 @@ or Keras is copied, and each is also written as a notebook: cells split at top-l
 (a cell per definition, 20 lines at most otherwise), a markdown cell before each definition, a
 shell escape and a line magic in the first cell, and an output on every fifth code cell (a 16 KB
 base64 PNG and a line of text, as plotting cells have). pipelint checks both copies, alternating,
-best of N; the lines of code are the same, so the ratio of the two times is the ratio of the cost
+best of N, without the result cache (this measures parsing); the lines of code are the same, so the ratio of the two times is the ratio of the cost
 per line of code (target: notebooks <= 1.1x ``.py``, i.e. no more cost per line within noise)::
 
-    python -m pipelint check CORPUS_PY  --select ALL --output-format concise --exit-zero -q
-    python -m pipelint check CORPUS_NB  --select ALL --output-format concise --exit-zero -q
+    python -m pipelint check CORPUS_PY  --select ALL --output-format concise --exit-zero -q --no-cache
+    python -m pipelint check CORPUS_NB  --select ALL --output-format concise --exit-zero -q --no-cache
 
-Then a single-file check (``pipelint check FILE``, best of ``--single-repeat``, default 5) is
-timed against the 0.3 s target, with Fixit and ruff on the same file for context.
+Then a single file (``pipelint check FILE``, best of ``--single-repeat``, default 5) is timed with
+the same variants.
 
-Targets reported as met / not met: pipelint at least 9x faster than Fixit, and within 10x of ruff
-``--select ALL``, on each corpus; a single file in under 0.3 s.
+Targets (reported as met / not met): pipelint warm at most 10% of pipelint cold on every corpus
+(the issue names the keras package); a warm single file at most 0.1 s and a cold one under 0.3 s;
+pipelint (no cache) at least 9x faster than Fixit and within 10x of ruff (no cache).
 
+    python benchmarks/static_speed.py --corpus keras --corpus examples --fixit-repeat 1
     python benchmarks/static_speed.py                                  # keras, tensorflow, examples, notebooks
     python benchmarks/static_speed.py --corpus notebooks --tools pipelint --no-single
-    python benchmarks/static_speed.py --corpus keras --corpus examples
     python benchmarks/static_speed.py --corpus tensorflow --repeat 1 --fixit-timeout 900
     python benchmarks/static_speed.py --quick                          # every 10th file: smoke run
     python benchmarks/static_speed.py --json speed.json --markdown speed.md
@@ -78,7 +89,9 @@ REPO = Path(__file__).resolve().parent.parent
 TOOLS = ("pipelint", "fixit", "ruff")
 FIXIT_VS_PIPELINT_TARGET = 9.0  # pipelint must be at least this many times faster than Fixit
 PIPELINT_VS_RUFF_TARGET = 10.0  # pipelint may be at most this many times slower than ruff
+WARM_OVER_COLD_TARGET = 0.10  # a warm run at most this fraction of a cold one
 SINGLE_FILE_TARGET_S = 0.3
+SINGLE_FILE_WARM_TARGET_S = 0.1
 NOTEBOOK_VS_PY_TARGET = 1.1  # notebooks may cost at most this much more per line of code than .py
 
 FIXIT_TOML = """\
@@ -241,21 +254,6 @@ def _exe(name: str) -> list[str]:
     return [sys.executable, "-m", name]
 
 
-def command(tool: str, target: str, workdir: Path) -> list[str]:
-    if tool == "pipelint":
-        return [sys.executable, "-m", "pipelint", "check", target, "--select", "ALL",
-                "--output-format", "concise", "--exit-zero", "-q"]
-    if tool == "fixit":
-        return [*_exe("fixit"), "-c", str(workdir / "fixit.toml"), "lint", target]
-    if tool == "ruff":
-        return [*_exe("ruff"), "check", "--select", "ALL", "--no-cache", "--exit-zero", "-q",
-                "--isolated", "--output-format", "concise", target]
-    raise ValueError(tool)
-
-
-OK_CODES = {"pipelint": (0, 1), "fixit": (0, 1), "ruff": (0, 1)}
-
-
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("FORCE_COLOR", None)
@@ -276,13 +274,14 @@ class Run:
         return self.returncode is None
 
 
-def run_timed(cmd: list[str], cwd: Path, timeout: float, outdir: Path, tag: str) -> Run:
+def run_timed(cmd: list[str], cwd: Path, timeout: float, outdir: Path, tag: str,
+              env: dict[str, str] | None = None) -> Run:
     """Run cmd with stdout/stderr to files (so that output size does not distort the pipe)."""
     out_path, err_path = outdir / f"{tag}.out", outdir / f"{tag}.err"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                env=_env(), start_new_session=True)
+                                env={**_env(), **(env or {})}, start_new_session=True)
         try:
             code: int | None = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -297,6 +296,64 @@ def run_timed(cmd: list[str], cwd: Path, timeout: float, outdir: Path, tag: str)
                out_path.read_text(errors="replace"), err_path.read_text(errors="replace"))
 
 
+
+def installed(tool: str) -> bool:
+    if tool == "pipelint":
+        return True
+    if (Path(sys.executable).parent / tool).exists() or shutil.which(tool):
+        return True
+    return importlib.util.find_spec(tool) is not None
+
+
+# --------------------------------------------------------------------------------------------
+# variants: a tool with a cache mode
+
+
+@dataclass
+class Variant:
+    label: str  # "pipelint warm"
+    tool: str
+    mode: str  # "no-cache", "cold", "warm", or "" (Fixit: no cache)
+    command: list[str]
+    env: dict[str, str]
+    cache_dir: Path | None
+
+
+def variants(tools: list[str], target: str, workdir: Path, modes: list[str]) -> list[Variant]:
+    out = []
+    for tool in tools:
+        if tool == "fixit":
+            out.append(Variant("fixit", tool, "", [*_exe("fixit"), "-c", str(workdir / "fixit.toml"),
+                                                   "lint", target], {}, None))
+            continue
+        for mode in modes:
+            label = f"{tool} {'--no-cache' if mode == 'no-cache' else mode}"
+            flags = ["--no-cache"] if mode == "no-cache" else []
+            if tool == "pipelint":
+                cache_dir = workdir / "_pipelint_cache"
+                cmd = [sys.executable, "-m", "pipelint", "check", target, "--select", "ALL",
+                       "--output-format", "concise", "--exit-zero", "-q", *flags]
+                env = {"PIPELINT_CACHE_DIR": str(cache_dir)}
+            else:
+                cache_dir = workdir / "_ruff_cache"
+                cmd = [*_exe("ruff"), "check", "--select", "ALL", "--exit-zero", "-q", "--isolated",
+                       "--output-format", "concise", *flags,
+                       *([] if mode == "no-cache" else ["--cache-dir", str(cache_dir)]), target]
+                env = {}
+            out.append(Variant(label, tool, mode, cmd, env, None if mode == "no-cache" else cache_dir))
+    return out
+
+
+def prepare(variant: Variant, workdir: Path, timeout: float, outdir: Path) -> None:
+    """Untimed: empty the cache before a cold run; make sure one exists before a warm run."""
+    if variant.cache_dir is None:
+        return
+    if variant.mode == "cold":
+        shutil.rmtree(variant.cache_dir, ignore_errors=True)
+    elif variant.mode == "warm" and not variant.cache_dir.exists():
+        run_timed(variant.command, workdir, timeout, outdir, "prime", variant.env)
+
+
 def count_findings(tool: str, stdout: str) -> int:
     if tool == "fixit":
         return len(_FIXIT_FINDING.findall(stdout))
@@ -305,13 +362,16 @@ def count_findings(tool: str, stdout: str) -> int:
 
 @dataclass
 class ToolResult:
+    label: str
     tool: str
+    mode: str
     command: list[str]
     runs: list[float] = field(default_factory=list)  # seconds of the completed runs
     timed_out: bool = False  # some run hit the timeout
     timeout_s: float | None = None
     skipped_runs: int = 0
     findings: int | None = None
+    output: str | None = field(default=None, repr=False)  # findings text of the last run
     files_seen: int | None = None  # how many files the tool says it checked
     returncodes: list[int | None] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -329,10 +389,16 @@ class ToolResult:
 
     def shown(self) -> str:
         if self.best is not None:
-            return f"{self.best:.2f}"
+            return f"{self.best:.2f}" if self.best >= 0.1 else f"{self.best:.3f}"
         if self.timed_out:
             return f"> {self.timeout_s:.0f}"
         return "n/a"
+
+
+def _ratio(numerator: ToolResult | None, denominator: ToolResult | None) -> float | None:
+    if not numerator or not denominator or numerator.best is None or denominator.best is None:
+        return None
+    return numerator.best / denominator.best
 
 
 @dataclass
@@ -348,17 +414,17 @@ class CorpusResult:
     load_after: tuple[float, float, float] | None = None
 
     def fixit_ratio(self) -> tuple[float | None, bool]:
-        """Fixit seconds / pipelint seconds; True when it is only a lower bound (Fixit timed out)."""
-        p, f = self.tools.get("pipelint"), self.tools.get("fixit")
+        """Fixit seconds / pipelint (no cache) seconds; True when only a lower bound."""
+        p, f = self.tools.get("pipelint --no-cache"), self.tools.get("fixit")
         if not p or not f or p.best is None or f.lower_bound is None:
             return None, False
         return f.lower_bound / p.best, f.best is None
 
     def ruff_ratio(self) -> float | None:
-        p, r = self.tools.get("pipelint"), self.tools.get("ruff")
-        if not p or not r or p.best is None or r.best is None:
-            return None
-        return p.best / r.best
+        return _ratio(self.tools.get("pipelint --no-cache"), self.tools.get("ruff --no-cache"))
+
+    def warm_ratio(self, tool: str = "pipelint") -> float | None:
+        return _ratio(self.tools.get(f"{tool} warm"), self.tools.get(f"{tool} cold"))
 
 
 def verify_file_counts(workdir: Path, target: str, tools: list[str], timeout: float,
@@ -366,16 +432,59 @@ def verify_file_counts(workdir: Path, target: str, tools: list[str], timeout: fl
     """Untimed: how many files pipelint and ruff discover under target."""
     seen: dict[str, int | None] = {}
     if "ruff" in tools:
-        cmd = [*_exe("ruff"), "check", "--isolated", "--show-files", target]
+        cmd = [*_exe("ruff"), "check", "--isolated", "--no-cache", "--show-files", target]
         run = run_timed(cmd, workdir, timeout, outdir, f"verify-ruff-{target}")
         seen["ruff"] = sum(1 for line in run.stdout.splitlines() if line.strip().endswith(".py"))
     if "pipelint" in tools:
-        cmd = [sys.executable, "-m", "pipelint", "check", target, "--select", "ALL",
+        cmd = [sys.executable, "-m", "pipelint", "check", target, "--select", "ALL", "--no-cache",
                "--output-format", "junit", "--exit-zero", "-q"]
         run = run_timed(cmd, workdir, timeout, outdir, f"verify-pipelint-{target}")
         match = _JUNIT_TESTS.search(run.stdout)
         seen["pipelint"] = int(match.group(1)) if match else None
     return seen
+
+
+def _timed_loop(result_tools: dict[str, ToolResult], chosen: list[Variant], repeat: int,
+                fixit_repeat: int, cwd: Path, outdir: Path, tag: str, files: int | None, log,
+                verbose: bool) -> None:
+    for i in range(repeat):
+        for variant in chosen:
+            res = result_tools[variant.label]
+            if variant.tool == "fixit" and (res.timed_out or i >= fixit_repeat):
+                res.skipped_runs += 1
+                continue
+            prepare(variant, cwd, res.timeout_s or 900, outdir)
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", variant.label)
+            run = run_timed(variant.command, cwd, res.timeout_s or 900, outdir, f"{tag}-{name}", variant.env)
+            res.returncodes.append(run.returncode)
+            if run.timed_out:
+                res.timed_out = True
+                log(f"   {variant.label:20} run {i + 1}: > {res.timeout_s:.0f} s (killed at the timeout)")
+                continue
+            status = ""
+            if run.returncode not in (0, 1):
+                tail = (run.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+                res.problems.append(f"exit {run.returncode}: {tail[:200]}")
+                status = f"  EXIT {run.returncode}: {tail[:120]}"
+            res.runs.append(run.seconds)
+            res.findings = count_findings(variant.tool, run.stdout)
+            res.output = run.stdout
+            if variant.tool == "fixit" and files is not None:
+                match = _FIXIT_SUMMARY.search(run.stderr)
+                res.files_seen = int(match.group(1)) if match else None
+                if res.files_seen != files:
+                    res.problems.append(f"Fixit reports {res.files_seen} files checked, {files} copied")
+                    status += f"  WARNING: Fixit checked {res.files_seen} of {files} files"
+            if verbose:
+                log(f"   {variant.label:20} run {i + 1}: {run.seconds:8.3f} s  ({res.findings} findings){status}")
+    # A cache must never change what is reported.
+    for tool in ("pipelint", "ruff"):
+        outputs = {label: r.output for label, r in result_tools.items() if r.tool == tool and r.output is not None}
+        if len(set(outputs.values())) > 1:
+            problem = f"{tool}: findings differ between " + ", ".join(sorted(outputs))
+            for label in outputs:
+                result_tools[label].problems.append(problem)
+            log(f"   WARNING: {problem}")
 
 
 def bench_corpus(name: str, source: Path, workdir: Path, args: argparse.Namespace,
@@ -394,45 +503,18 @@ def bench_corpus(name: str, source: Path, workdir: Path, args: argparse.Namespac
         log("   no .py files: skipped")
         return result
     result.load_before = os.getloadavg()
-
     if not args.no_verify:
         result.verified = verify_file_counts(workdir, target, args.tools, args.timeout, outdir)
         for tool, seen in result.verified.items():
             if seen != files:
                 log(f"   WARNING: {tool} discovers {seen} files, {files} were copied")
-
-    for tool in args.tools:
-        timeout = args.fixit_timeout if tool == "fixit" else args.timeout
-        result.tools[tool] = ToolResult(tool, command(tool, target, workdir), timeout_s=timeout)
-
-    for i in range(args.repeat):
-        for tool in args.tools:
-            res = result.tools[tool]
-            if tool == "fixit" and (res.timed_out or i >= args.fixit_repeat):
-                res.skipped_runs += 1
-                continue
-            run = run_timed(res.command, workdir, res.timeout_s, outdir, f"{target}-{tool}")
-            res.returncodes.append(run.returncode)
-            if run.timed_out:
-                res.timed_out = True
-                log(f"   {tool:8} run {i + 1}: > {res.timeout_s:.0f} s (killed at the timeout)")
-                continue
-            status = ""
-            if run.returncode not in OK_CODES[tool]:
-                tail = (run.stderr.strip().splitlines() or ["(no stderr)"])[-1]
-                res.problems.append(f"exit {run.returncode}: {tail[:200]}")
-                status = f"  EXIT {run.returncode}: {tail[:120]}"
-            res.runs.append(run.seconds)
-            res.findings = count_findings(tool, run.stdout)
-            if tool == "fixit":
-                match = _FIXIT_SUMMARY.search(run.stderr)
-                res.files_seen = int(match.group(1)) if match else None
-                if res.files_seen != files:
-                    res.problems.append(f"Fixit reports {res.files_seen} files checked, "
-                                        f"{files} copied")
-                    status += f"  WARNING: Fixit checked {res.files_seen} of {files} files"
-            log(f"   {tool:8} run {i + 1}: {run.seconds:8.2f} s  "
-                f"({res.findings} findings){status}")
+    chosen = variants(args.tools, target, workdir, args.modes)
+    for variant in chosen:
+        timeout = args.fixit_timeout if variant.tool == "fixit" else args.timeout
+        result.tools[variant.label] = ToolResult(variant.label, variant.tool, variant.mode,
+                                                 variant.command, timeout_s=timeout)
+    _timed_loop(result.tools, chosen, args.repeat, args.fixit_repeat, workdir, outdir, target, files,
+                log, verbose=True)
     result.load_after = os.getloadavg()
     return result
 
@@ -519,8 +601,13 @@ def bench_notebooks(workdir: Path, args: argparse.Namespace, log) -> NotebookRes
         f"naming TF/Keras) as .py and as .ipynb ({size / 1e6:.1f} MB of notebook JSON)")
     outdir = workdir / "_out"
     outdir.mkdir(exist_ok=True)
-    result.py = ToolResult("pipelint .py", command("pipelint", "nb_py", workdir), timeout_s=args.timeout)
-    result.notebooks = ToolResult("pipelint .ipynb", command("pipelint", "nb_ipynb", workdir), timeout_s=args.timeout)
+    def pipelint(target: str) -> list[str]:
+        return [sys.executable, "-m", "pipelint", "check", target, "--select", "ALL",
+                "--output-format", "concise", "--exit-zero", "-q", "--no-cache"]
+
+    result.py = ToolResult("pipelint .py", "pipelint", "no-cache", pipelint("nb_py"), timeout_s=args.timeout)
+    result.notebooks = ToolResult("pipelint .ipynb", "pipelint", "no-cache", pipelint("nb_ipynb"),
+                                  timeout_s=args.timeout)
     for i in range(args.repeat):
         for label, res in ((".py", result.py), (".ipynb", result.notebooks)):
             run = run_timed(res.command, workdir, res.timeout_s, outdir, f"notebooks-{label[1:]}")
@@ -528,7 +615,7 @@ def bench_notebooks(workdir: Path, args: argparse.Namespace, log) -> NotebookRes
             if run.timed_out:
                 res.timed_out = True
                 continue
-            if run.returncode not in OK_CODES["pipelint"]:
+            if run.returncode not in (0, 1):
                 res.problems.append(f"exit {run.returncode}")
             res.runs.append(run.seconds)
             res.findings = count_findings("pipelint", run.stdout)
@@ -550,6 +637,9 @@ class SingleResult:
     file: str
     lines: int
     tools: dict[str, ToolResult] = field(default_factory=dict)
+
+    def warm_ratio(self, tool: str = "pipelint") -> float | None:
+        return _ratio(self.tools.get(f"{tool} warm"), self.tools.get(f"{tool} cold"))
 
 
 def pick_single_file(args: argparse.Namespace) -> tuple[str, str]:
@@ -577,23 +667,16 @@ def bench_single(workdir: Path, args: argparse.Namespace, log) -> SingleResult:
     outdir.mkdir(exist_ok=True)
     result = SingleResult(display, text.count("\n"))
     log(f"\n== single file: {display} ({result.lines} lines), best of {args.single_repeat}")
-    for tool in args.tools:
-        cmd = command(tool, "train.py", workdir)
-        result.tools[tool] = ToolResult(tool, cmd, timeout_s=args.timeout)
-    for _ in range(args.single_repeat):
-        for tool in args.tools:
-            res = result.tools[tool]
-            run = run_timed(res.command, single_dir, args.timeout, outdir, f"single-{tool}")
-            res.returncodes.append(run.returncode)
-            if run.timed_out:
-                res.timed_out = True
-                continue
-            if run.returncode not in OK_CODES[tool]:
-                res.problems.append(f"exit {run.returncode}")
-            res.runs.append(run.seconds)
-            res.findings = count_findings(tool, run.stdout)
-    for tool, res in result.tools.items():
-        log(f"   {tool:8} {res.shown():>8} s  (runs: "
+    # Caches of their own, apart from the corpora's.
+    chosen = variants(args.tools, "train.py", single_dir, args.modes)
+    (single_dir / "fixit.toml").write_text(FIXIT_TOML)
+    for variant in chosen:
+        result.tools[variant.label] = ToolResult(variant.label, variant.tool, variant.mode,
+                                                 variant.command, timeout_s=args.timeout)
+    _timed_loop(result.tools, chosen, args.single_repeat, args.single_repeat, single_dir, outdir,
+                "single", None, log, verbose=False)
+    for label, res in result.tools.items():
+        log(f"   {label:20} {res.shown():>8} s  (runs: "
             + ", ".join(f"{s:.3f}" for s in res.runs) + f"; {res.findings} findings)")
     return result
 
@@ -613,60 +696,68 @@ def _fmt_rate(files: int, res: ToolResult | None) -> str:
     return "n/a"
 
 
-def _cell(files: int, res: ToolResult | None) -> str:
-    if res is None:
-        return "–"
-    return f"{res.shown()} s ({_fmt_rate(files, res)} files/s)"
+def _verdict(met: bool | None) -> str:
+    return "n/a" if met is None else ("met" if met else "NOT met")
 
 
 def markdown(corpora: list[CorpusResult], single: SingleResult | None,
              args: argparse.Namespace) -> str:
-    rows = [
-        ("| Corpus | Files | Lines | pipelint | Fixit | ruff `--select ALL` | Fixit / pipelint "
-         f"(target ≥ {FIXIT_VS_PIPELINT_TARGET:g}x) | pipelint / ruff "
-         f"(target ≤ {PIPELINT_VS_RUFF_TARGET:g}x) |"),
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    labels = [label for c in corpora for label in c.tools] + (list(single.tools) if single else [])
+    labels = list(dict.fromkeys(labels))
+    rows = ["| Corpus | Files | Lines | " + " | ".join(labels)
+            + f" | pipelint warm / cold (target ≤ {WARM_OVER_COLD_TARGET:.0%}) | ruff warm / cold "
+            f"| Fixit / pipelint --no-cache (target ≥ {FIXIT_VS_PIPELINT_TARGET:g}x) "
+            f"| pipelint / ruff, --no-cache (target ≤ {PIPELINT_VS_RUFF_TARGET:g}x) |",
+            "|---|---:|---:|" + "---:|" * (len(labels) + 4)]
     for c in corpora:
         if not c.tools:
             continue
+        cells = [f"{c.tools[label].shown()} s" if label in c.tools else "–" for label in labels]
+        warm = c.warm_ratio()
+        warm_cell = "n/a" if warm is None else f"{warm:.1%} {_verdict(warm <= WARM_OVER_COLD_TARGET)}"
+        ruff_warm = c.warm_ratio("ruff")
         ratio, lower = c.fixit_ratio()
-        if ratio is None:
-            fixit_cell = "n/a"
-        else:
-            met = ratio >= FIXIT_VS_PIPELINT_TARGET
-            verdict = "met" if met else ("not shown (lower bound)" if lower else "not met")
-            fixit_cell = f"{'> ' if lower else ''}{ratio:.1f}x {verdict}"
+        fixit_cell = "n/a" if ratio is None else (
+            f"{'> ' if lower else ''}{ratio:.1f}x "
+            + ("met" if ratio >= FIXIT_VS_PIPELINT_TARGET else ("unknown (lower bound)" if lower else "NOT met")))
         rr = c.ruff_ratio()
-        ruff_cell = ("n/a" if rr is None else
-                     f"{rr:.1f}x {'met' if rr <= PIPELINT_VS_RUFF_TARGET else 'not met'}")
+        ruff_cell = "n/a" if rr is None else f"{rr:.1f}x {_verdict(rr <= PIPELINT_VS_RUFF_TARGET)}"
         name = c.name + (f" (every {c.sample_every}th file)" if c.sample_every > 1 else "")
-        rows.append(f"| {name} | {c.files:,} | {c.lines:,} | {_cell(c.files, c.tools.get('pipelint'))} "
-                    f"| {_cell(c.files, c.tools.get('fixit'))} | {_cell(c.files, c.tools.get('ruff'))} "
+        rows.append(f"| {name} | {c.files:,} | {c.lines:,} | " + " | ".join(cells)
+                    + f" | {warm_cell} | {'n/a' if ruff_warm is None else f'{ruff_warm:.1%}'} "
                     f"| {fixit_cell} | {ruff_cell} |")
+    if single is not None:
+        cells = [f"{single.tools[label].shown()} s" if label in single.tools else "–" for label in labels]
+        warm = single.warm_ratio()
+        ruff_warm = single.warm_ratio("ruff")
+        rows.append(f"| single file {single.file} | 1 | {single.lines} | " + " | ".join(cells)
+                    + f" | {'n/a' if warm is None else f'{warm:.1%}'} "
+                    f"| {'n/a' if ruff_warm is None else f'{ruff_warm:.1%}'} | | |")
     out = "\n".join(rows)
-    if single is not None and "pipelint" in single.tools:
-        p = single.tools["pipelint"]
-        verdict = ("n/a" if p.best is None else
-                   ("met" if p.best < SINGLE_FILE_TARGET_S else "not met"))
-        out += ("\n\n| Single file | Lines | pipelint (target < "
-                f"{SINGLE_FILE_TARGET_S:g} s) | Fixit | ruff |\n|---|---:|---:|---:|---:|\n"
-                f"| {single.file} | {single.lines} | {p.shown()} s {verdict} | "
-                f"{single.tools['fixit'].shown() + ' s' if 'fixit' in single.tools else '–'} | "
-                f"{single.tools['ruff'].shown() + ' s' if 'ruff' in single.tools else '–'} |")
     fixit_runs = (f"best of {min(args.repeat, args.fixit_repeat)}"
                   if args.fixit_repeat < args.repeat else f"best of {args.repeat}")
-    out += (f"\n\nWall-clock seconds, best of {args.repeat} (Fixit: {fixit_runs}, killed after "
+    out += (f"\n\nWall-clock seconds, corpora best of {args.repeat} (Fixit: {fixit_runs}, killed after "
             f"{args.fixit_timeout:g} s; \"> T\" means it was killed and the ratio is a lower bound), "
-            f"tools alternated, {os.cpu_count()} cores, Python {sys.version.split()[0]}.")
+            f"single file best of {args.single_repeat}; variants alternated; {os.cpu_count()} cores, "
+            f"Python {sys.version.split()[0]}.")
+    if single is not None:
+        warm, cold = single.tools.get("pipelint warm"), single.tools.get("pipelint cold")
+        if warm is not None and warm.best is not None:
+            out += (f" Single file: pipelint warm {warm.best:.3f} s (target ≤ {SINGLE_FILE_WARM_TARGET_S:g} s: "
+                    f"{_verdict(warm.best <= SINGLE_FILE_WARM_TARGET_S)})")
+        if cold is not None and cold.best is not None:
+            out += (f", cold {cold.best:.3f} s (target < {SINGLE_FILE_TARGET_S:g} s: "
+                    f"{_verdict(cold.best < SINGLE_FILE_TARGET_S)}).")
     return out
 
 
-def versions() -> dict[str, str]:
+def versions(tools: list[str]) -> dict[str, str]:
     out = {"python": sys.version.split()[0]}
     for tool, cmd in (("pipelint", [sys.executable, "-m", "pipelint", "--version"]),
                       ("fixit", [*_exe("fixit"), "--version"]),
                       ("ruff", [*_exe("ruff"), "--version"])):
+        if tool not in tools:
+            continue
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                                   env=_env(), check=False)
@@ -676,6 +767,9 @@ def versions() -> dict[str, str]:
     return out
 
 
+MODES = ("no-cache", "cold", "warm")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -683,7 +777,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="keras, tensorflow (= tensorflow/python), examples, notebooks (the same "
                              "keras code as .py and .ipynb), or a directory; repeatable "
                              "(default: keras, tensorflow, examples, notebooks)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each tool; the best counts")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each variant; the best counts")
     parser.add_argument("--fixit-repeat", type=int, default=None,
                         help="at most this many Fixit runs per corpus (default: --repeat)")
     parser.add_argument("--fixit-timeout", type=float, default=900.0,
@@ -692,6 +786,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds after which a pipelint or ruff run is killed")
     parser.add_argument("--tools", default=",".join(TOOLS),
                         help="comma-separated subset of pipelint,fixit,ruff")
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help="comma-separated subset of no-cache,cold,warm (pipelint and ruff)")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: every 10th file of each corpus, --repeat 1, "
                              "--single-repeat 2")
@@ -713,6 +809,13 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [t for t in args.tools if t not in TOOLS]
     if unknown:
         parser.error(f"unknown tool(s): {', '.join(unknown)}")
+    args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if [m for m in args.modes if m not in MODES]:
+        parser.error(f"--modes: choose from {', '.join(MODES)}")
+    missing = [t for t in args.tools if not installed(t)]
+    for tool in missing:
+        print(f"note: {tool} is not installed: skipped (pip install {tool})", flush=True)
+    args.tools = [t for t in args.tools if t not in missing]
     if args.quick:
         if args.sample_every is None:
             args.sample_every = 10
@@ -728,7 +831,7 @@ def main(argv: list[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, flush=True)
 
-    info = versions()
+    info = versions(args.tools)
     log("static speed: " + ", ".join(f"{k} {v}" for k, v in info.items()))
     log(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} "
         f"{os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}; repeat {args.repeat}, "
@@ -758,24 +861,33 @@ def main(argv: list[str] | None = None) -> int:
         log(f"{c.name}: {c.files} files, {c.lines} lines; load average "
             f"{c.load_before[0]:.2f} -> {c.load_after[0]:.2f}" if c.load_before and c.load_after
             else f"{c.name}: {c.files} files, {c.lines} lines")
-        for tool, res in c.tools.items():
-            log(f"   {tool:8} {res.shown():>9} s  {_fmt_rate(c.files, res):>9} files/s  "
+        for label, res in c.tools.items():
+            log(f"   {label:20} {res.shown():>9} s  {_fmt_rate(c.files, res):>9} files/s  "
                 f"{res.findings if res.findings is not None else '?'} findings"
                 + (f"  PROBLEMS: {'; '.join(sorted(set(res.problems)))}" if res.problems else ""))
+        warm = c.warm_ratio()
+        if warm is not None:
+            log(f"   pipelint warm / cold = {warm:.1%} (target <= {WARM_OVER_COLD_TARGET:.0%}: "
+                f"{_verdict(warm <= WARM_OVER_COLD_TARGET)})")
+        ruff_warm = c.warm_ratio("ruff")
+        if ruff_warm is not None:
+            log(f"   ruff warm / cold     = {ruff_warm:.1%}")
         ratio, lower = c.fixit_ratio()
         if ratio is not None:
-            log(f"   Fixit / pipelint = {'> ' if lower else ''}{ratio:.1f}x "
+            log(f"   Fixit / pipelint --no-cache = {'> ' if lower else ''}{ratio:.1f}x "
                 f"({'lower bound, Fixit timed out; ' if lower else ''}target >= "
                 f"{FIXIT_VS_PIPELINT_TARGET:g}x: "
                 f"{'met' if ratio >= FIXIT_VS_PIPELINT_TARGET else ('unknown' if lower else 'NOT met')})")
         rr = c.ruff_ratio()
         if rr is not None:
-            log(f"   pipelint / ruff  = {rr:.1f}x (target <= {PIPELINT_VS_RUFF_TARGET:g}x: "
-                f"{'met' if rr <= PIPELINT_VS_RUFF_TARGET else 'NOT met'})")
-    if single is not None and "pipelint" in single.tools and single.tools["pipelint"].best is not None:
-        best = single.tools["pipelint"].best
-        log(f"single file {single.file}: pipelint {best:.3f} s (target < {SINGLE_FILE_TARGET_S:g} s: "
-            f"{'met' if best < SINGLE_FILE_TARGET_S else 'NOT met'})")
+            log(f"   pipelint / ruff, both --no-cache = {rr:.1f}x (target <= {PIPELINT_VS_RUFF_TARGET:g}x: "
+                f"{_verdict(rr <= PIPELINT_VS_RUFF_TARGET)})")
+    if single is not None:
+        for label, target in (("pipelint warm", SINGLE_FILE_WARM_TARGET_S), ("pipelint cold", SINGLE_FILE_TARGET_S)):
+            res = single.tools.get(label)
+            if res is not None and res.best is not None:
+                log(f"single file {single.file}: {label} {res.best:.3f} s (target <= {target:g} s: "
+                    f"{_verdict(res.best <= target)})")
 
     if notebooks is not None and notebooks.ratio() is not None:
         ratio = notebooks.ratio()
@@ -797,28 +909,35 @@ def main(argv: list[str] | None = None) -> int:
                   f"{NOTEBOOK_VS_PY_TARGET:g}x: {'met' if notebooks.ratio() <= NOTEBOOK_VS_PY_TARGET else 'not met'}).")
     log("\n" + table)
     log("\ncommands (CORPUS = the copied corpus, run from the temporary directory):")
-    for tool in args.tools:
-        log("   " + " ".join(command(tool, "CORPUS", Path("TMP"))))
+    for variant in variants(args.tools, "CORPUS", Path("TMP"), args.modes):
+        env = " ".join(f"{k}={v}" for k, v in variant.env.items())
+        log(f"   {variant.label:20} {env + ' ' if env else ''}{' '.join(variant.command)}")
     if args.markdown:
         Path(args.markdown).write_text(table + "\n")
     if args.json:
+        def tools_json(tools: dict[str, ToolResult]) -> dict:
+            return {label: {**{k: v for k, v in asdict(r).items() if k != "output"}, "best": r.best}
+                    for label, r in tools.items()}
+
         payload = {
             "versions": info, "cores": os.cpu_count(), "repeat": args.repeat,
             "fixit_repeat": args.fixit_repeat, "fixit_timeout_s": args.fixit_timeout,
             "corpora": [
                 {**{k: v for k, v in asdict(c).items() if k != "tools"},
-                 "tools": {t: {**asdict(r), "best": r.best} for t, r in c.tools.items()},
+                 "tools": tools_json(c.tools),
+                 "pipelint_warm_over_cold": c.warm_ratio(),
+                 "ruff_warm_over_cold": c.warm_ratio("ruff"),
                  "fixit_over_pipelint": c.fixit_ratio()[0],
                  "fixit_ratio_is_lower_bound": c.fixit_ratio()[1],
                  "pipelint_over_ruff": c.ruff_ratio()}
                 for c in corpora],
             "notebooks": None if notebooks is None else {
                 "files": notebooks.files, "lines": notebooks.lines, "notebook_bytes": notebooks.notebook_bytes,
-                "py": asdict(notebooks.py), "ipynb": asdict(notebooks.notebooks),
+                "py": tools_json({"py": notebooks.py})["py"], "ipynb": tools_json({"ipynb": notebooks.notebooks})["ipynb"],
                 "notebooks_over_py": notebooks.ratio()},
             "single_file": None if single is None else {
-                "file": single.file, "lines": single.lines,
-                "tools": {t: {**asdict(r), "best": r.best} for t, r in single.tools.items()}},
+                "file": single.file, "lines": single.lines, "tools": tools_json(single.tools),
+                "pipelint_warm_over_cold": single.warm_ratio()},
         }
         Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
     return 0
