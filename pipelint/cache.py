@@ -27,10 +27,8 @@ checked from its bytes, and a fixed file is not cached (its next check is a miss
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
-import shutil
 import stat
 import sys
 import time
@@ -41,7 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 from pipelint import __version__
 from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
-from pipelint.results import FileResult, FixMode, display_path
+from pipelint.results import DisplayPaths, FileResult, FixMode
+
+try:  # blake2b without hashlib's OpenSSL import: a warm run has little else to do
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - CPython always has it
+    from hashlib import blake2b
 
 if TYPE_CHECKING:
     from pipelint.config import Settings, SettingsResolver
@@ -76,7 +79,7 @@ def resolve_cache_dir(settings: Settings, cwd: Path) -> Path:
 def _generation() -> str:
     """pipelint's version, a fingerprint of its checker's code (so a source checkout never
     replays findings of code since edited), Python's version and libcst's installed files."""
-    digest = hashlib.blake2b(digest_size=8)
+    digest = blake2b(digest_size=8)
     digest.update(f"{_FORMAT}\0{__version__}\0{sys.version}\0{sys.implementation.cache_tag}\0".encode())
     package = Path(__file__).resolve().parent
     for directory, subdirectories, names in os.walk(package):
@@ -178,7 +181,7 @@ class ResultCache:
         return known[1]
 
     def key(self, settings: Settings, path: Path, data: bytes) -> str:
-        digest = hashlib.blake2b(digest_size=20)
+        digest = blake2b(digest_size=20)
         for part in (self.generation.encode(), self._settings_key(settings, path),
                      path.suffix.encode(), data):
             digest.update(len(part).to_bytes(8, "little"))
@@ -191,7 +194,7 @@ class ResultCache:
         root = str(settings.root)
         shard = self._shards.get(root)
         if shard is None:
-            name = hashlib.blake2b(root.encode(), digest_size=8).hexdigest()
+            name = blake2b(root.encode(), digest_size=8).hexdigest()
             shard = self._shards[root] = _Shard(self.folder / f"{name}.json", root, self.generation)
         return shard
 
@@ -263,6 +266,8 @@ class ResultCache:
         for entry in os.scandir(self.directory):
             if entry.is_dir(follow_symlinks=False) and entry.name != self.generation:
                 generations.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+        import shutil
+
         for _, path in sorted(generations, reverse=True)[_KEEP_GENERATIONS - 1:]:
             shutil.rmtree(path, ignore_errors=True)
 
@@ -302,6 +307,7 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     """Like `engine.check_files`, answering unchanged files from the cache; the engine (and
     libcst) is imported only when some file misses."""
     cwd = cwd or Path.cwd()
+    display_path = DisplayPaths(cwd)
     results: list[FileResult] = []
     misses: list[Path] = []
     contents: dict[Path, bytes] = {}
@@ -311,9 +317,10 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
         if data is None:
             misses.append(path)
             continue
-        settings = resolver.for_path(path)
+        # A regular file: the settings of its directory (what `for_path` finds, minus a stat).
+        settings = resolver.for_directory(os.path.dirname(os.path.join(cwd, path)) or os.sep)
         key = cache.key(settings, path, data)
-        display = display_path(path, cwd)
+        display = display_path(path)
         diagnostics = cache.get(settings, path, key, display)
         if diagnostics is None or (fix_mode.enabled and _has_fix_to_apply(diagnostics, fix_mode)):
             misses.append(path)
@@ -339,6 +346,8 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
 
 def clean(directories: Sequence[Path]) -> list[Path]:
     """Remove these cache directories (only ones pipelint made: they hold its CACHEDIR.TAG)."""
+    import shutil
+
     removed = []
     for directory in directories:
         tag = directory / "CACHEDIR.TAG"

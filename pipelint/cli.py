@@ -5,7 +5,6 @@ or internal error (including a path that does not exist, reported after the rest
 """
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from pathlib import Path
@@ -153,6 +152,8 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
 
 def _unified_diff(result) -> list[str]:
     """The fix as a unified diff; for a notebook, one per changed cell, named `path:cell N`."""
+    import difflib
+
     if not result.changed_cells:
         return list(difflib.unified_diff(
             result.original_source.splitlines(keepends=True),

@@ -30,7 +30,7 @@ from pipelint.model import PipelineModel
 from pipelint.notebook import (Notebook, NotebookError, Program, build_program, is_notebook_path,
                                mask_cell, parse_notebook, replace_sources)
 from pipelint.positions import StatementIndex, node_positions
-from pipelint.results import FileResult, FixMode, display_path
+from pipelint.results import DisplayPaths, FileResult, FixMode
 from pipelint.rules import Rule, RuleContext, all_rules
 from pipelint.rules.base import Finding
 from pipelint.suppressions import has_skip_file, parse_suppressions
@@ -497,9 +497,9 @@ def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | N
                 contents: Mapping[Path, bytes] | None = None) -> list[FileResult]:
     """Check `files` (in worker processes when there are many); `contents` holds the bytes of
     files already read, so that the findings match the bytes the result cache keyed them by."""
-    cwd = cwd or Path.cwd()
+    display_path = DisplayPaths(cwd or Path.cwd())
     contents = contents or {}
-    tasks = [(path, display_path(path, cwd), resolver.for_path(path), fix_mode, contents.get(path))
+    tasks = [(path, display_path(path), resolver.for_path(path), fix_mode, contents.get(path))
              for path in files]
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _MIN_FILES_FOR_POOL:

@@ -2,6 +2,7 @@
 without importing the engine (and so without libcst)."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +36,35 @@ class FixMode:
 
 def display_path(path: Path, cwd: Path) -> str:
     """How a file is named in reports: relative to the current directory when below it."""
-    try:
-        return path.resolve().relative_to(cwd.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    return DisplayPaths(cwd)(path)
+
+
+class DisplayPaths:
+    """`display_path` for many files: each directory's symbolic links are resolved once."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = os.path.abspath(cwd)
+        self._real: dict[str, str] = {}
+        self.base = self._real_dir(self.cwd)
+
+    def _real_dir(self, directory: str) -> str:
+        real = self._real.get(directory)
+        if real is None:
+            real = self._real[directory] = os.path.realpath(directory)
+        return real
+
+    def __call__(self, path: Path) -> str:
+        joined = os.path.join(self.cwd, path)
+        if os.pardir in Path(joined).parts:
+            real = os.path.realpath(joined)  # `..` after a link: leave the order to realpath
+        else:
+            directory, name = os.path.split(joined)
+            real = os.path.join(self._real_dir(directory), name)
+            if os.path.islink(real):
+                real = os.path.realpath(real)
+        if real == self.base:
+            return "."
+        prefix = self.base.rstrip(os.sep) + os.sep
+        if real.startswith(prefix):
+            return Path(real[len(prefix):]).as_posix()
+        return Path(path).as_posix()
