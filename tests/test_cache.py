@@ -295,3 +295,16 @@ def test_a_run_of_hits_never_imports_libcst(project):
     assert imported() == "False False"  # warm: every file a hit
     (project / "m03.py").write_text(SERIAL_MAP + "# edited\n")
     assert imported() == "True True"
+
+
+def test_notebooks_are_cached_by_their_bytes(project, parses):
+    import shutil
+
+    corpus = Path(__file__).resolve().parent / "corpus" / "notebooks"
+    for notebook in sorted(corpus.glob("*.ipynb")):
+        shutil.copy(notebook, project / notebook.name)
+    cold = _run("--output-format", "json", "--jobs", "1", ".").stdout
+    assert '"cell":' in cold and '.ipynb"' in cold
+    parses.clear()
+    assert _run("--output-format", "json", "--jobs", "1", ".").stdout == cold
+    assert parses == []
