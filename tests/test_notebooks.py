@@ -504,3 +504,65 @@ def lint_source_all(source: str) -> list:
     from pipelint.engine import lint_source
 
     return lint_source(source, "x.py", ALL, None)
+
+
+# ------------------------------------------------------------------------------------------------
+# properties: any cell text is read without a traceback; masking keeps lines and columns; writing
+# the same sources back changes nothing
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LINE_PARTS = st.sampled_from([
+    "import tensorflow as tf", "ds = tf.data.Dataset.range(3).map(f)", "%matplotlib inline", "!ls -la",
+    "x = !ls", "obj?", "?obj", "%%time", "%%bash", "%time y = ds.map(g)", "for i in range(2):",
+    "    !echo {i}", "    pass", "s = '''", "%in a string'''", "d = {'a': (", "1)}", "def f(:", "  ", "",
+    "x = 5 % 3  # why?", "\\", "é = 'ü'", "\t\tindented", "# pipelint: ignore[PL101]", "ds.cache().take(3)",
+])
+_CELL = st.lists(_LINE_PARTS, max_size=8).map("\n".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cells=st.lists(st.tuples(st.booleans(), _CELL, st.sampled_from(["\n", "\r\n"])), max_size=5))
+def test_any_cells_are_read_without_a_traceback_and_masks_keep_columns(cells):
+    built = []
+    for is_code, source, newline in cells:
+        source = source.replace("\n", newline)
+        built.append(cell(source) if is_code else md(source))
+    text = notebook(*built)
+    for d in lint(text):
+        assert d.cell is not None and 1 <= d.cell <= len(cells) and d.line >= 1
+        assert not d.code == "PL000", d
+    for _, source, _ in cells:
+        masked = mask_cell(source)
+        if masked is None:
+            continue
+        original = source.split("\n")
+        if original and original[-1] == "":
+            original.pop()
+        masked_lines = masked.text.split("\n")[:-1] if masked.text else []
+        assert len(masked_lines) == len(original)
+        for line_number, (before, after) in enumerate(zip(original, masked_lines), start=1):
+            # Same length (columns kept) or blanked (a cell magic, an escape's continuation), after
+            # the whole-cell dedent IPython applies.
+            assert after == "" or len(after) + masked.shift(line_number) == len(before), (before, after)
+    same = {number: c.source for number, c in ((c.number, c) for c in parse_notebook(text).cells)}
+    assert replace_sources(text, same) == text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cells=st.lists(_CELL, min_size=1, max_size=4))
+def test_fixes_never_corrupt_a_notebook(cells):
+    text = notebook(cell(IMPORTS), *(cell(source, outputs=[{"output_type": "stream", "name": "stdout",
+                                                              "text": ["kept\n"]}]) for source in cells))
+    _, new_text, count, changed = lint_and_fix_notebook(text, "nb.ipynb", ALL, None, FixMode(True, True))
+    before, after = json.loads(text), json.loads(new_text)
+    for old, new in zip(before["cells"], after["cells"]):
+        assert {k: v for k, v in old.items() if k != "source"} == {k: v for k, v in new.items() if k != "source"}
+    assert {number for number, _, _ in changed} == {
+        i + 1 for i, (old, new) in enumerate(zip(before["cells"], after["cells"])) if old["source"] != new["source"]}
+    for number, _, new_source in changed:
+        masked = mask_cell(new_source)
+        assert masked is not None and compile(masked.text, "cell", "exec")
+    nbformat.validate(nbformat.reads(new_text, 4))
