@@ -106,8 +106,12 @@ class StageFigures:
     py_wall_ms: float | None = None  # per call of the stage's Python code
     py_cpu_ms: float | None = None
 
+    py_busy: float | None = None  # share of the calls' wall time they wanted a core (PyTimer)
+
     @property
     def cpu_fraction(self) -> float | None:
+        if self.py_busy is not None:
+            return self.py_busy
         if self.py_wall_ms:
             return min(1.0, (self.py_cpu_ms or 0.0) / self.py_wall_ms)
         return None
@@ -154,6 +158,9 @@ def figures(stages: list, cpus: int) -> list[StageFigures]:
             f.py_calls = calls
             f.py_wall_ms = 1000 * sum(t.wall for t in timers) / calls
             f.py_cpu_ms = 1000 * sum(t.cpu for t in timers) / calls
+            sw = sum(getattr(t, "sampled_wall", 0.0) for t in timers)
+            if sw > 0:
+                f.py_busy = min(1.0, sum(t.sampled_runnable for t in timers) / sw)
         # Calls that wait overlap on any number of threads; calls that compute share the cores.
         par = max(1.0, s.parallelism or 1.0)
         f.wall_per_batch_ms = per_batch / (par if f.work == "waits" else min(par, float(cpus)))
@@ -264,7 +271,7 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
         measured = ""
         if f.cpu_fraction is not None:
             measured = (f"; its Python code uses {f.py_cpu_ms:.2f} ms CPU per {f.py_wall_ms:.2f} ms call"
-                        f" ({100 * f.cpu_fraction:.0f}% of a core): it {f.work}")
+                        f" and wants a core {100 * f.cpu_fraction:.0f}% of that time: it {f.work}")
         is_map = st.kind in ("map", "map+batch")
         if is_map and f.python:
             serial = par <= 1

@@ -216,11 +216,11 @@ def _time_getitem(session: Session, cls: type, label: str) -> hooks.PyTimer:
         return timer
 
     def __getitem__(self_, index):  # noqa: N807
-        t0, c0 = time.perf_counter(), time.thread_time()
+        token = timer.start()
         try:
             return orig(self_, index)
         finally:
-            timer.add(time.perf_counter() - t0, time.thread_time() - c0)
+            timer.stop(token)
     __getitem__._pipelint_timed = True
     hooks.patch(session, cls, "__getitem__", __getitem__)
     return timer

@@ -173,24 +173,62 @@ def _patch_tf(session: Session) -> None:
     patch(session, DatasetV2, "__iter__", __iter__)
 
 
+def _runnable_seconds() -> float | None:
+    """This thread's CPU time plus its time waiting for a CPU (Linux schedstat), or None."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            on_cpu, run_queue, _ = f.read().split()
+        return (int(on_cpu) + int(run_queue)) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
 class PyTimer:
     """Calls, wall and thread CPU time (s) of the Python code behind one stage.
 
     Thread CPU time (`time.thread_time`) against wall time tells a stage that computes (holds the
     GIL, uses a core) from one that waits (I/O, sleeps, remote reads): threads help only the latter.
+    On a crowded machine a computing thread also waits for a CPU, which CPU time alone would read as
+    waiting; so every 4th call also reads the thread's run-queue time (/proc/thread-self/schedstat):
+    `runnable` = on a CPU or ready for one, i.e. the time the call *wanted* a core.
     """
 
-    __slots__ = ("calls", "wall", "cpu")
+    __slots__ = ("calls", "wall", "cpu", "sampled_wall", "sampled_runnable")
 
     def __init__(self) -> None:
         self.calls = 0
         self.wall = 0.0
         self.cpu = 0.0
+        self.sampled_wall = 0.0
+        self.sampled_runnable = 0.0
+
+    def start(self) -> tuple:
+        r0 = _runnable_seconds() if self.calls % 4 == 0 else None
+        return time.perf_counter(), time.thread_time(), r0
+
+    def stop(self, token: tuple) -> None:
+        t0, c0, r0 = token
+        wall = time.perf_counter() - t0
+        self.calls += 1
+        self.wall += wall
+        self.cpu += time.thread_time() - c0
+        if r0 is not None:
+            r1 = _runnable_seconds()
+            if r1 is not None:
+                self.sampled_wall += wall
+                self.sampled_runnable += r1 - r0
 
     def add(self, wall: float, cpu: float) -> None:
         self.calls += 1
         self.wall += wall
         self.cpu += cpu
+
+    @property
+    def busy_fraction(self) -> float | None:
+        """Share of the calls' wall time they wanted a core (schedstat), else CPU / wall."""
+        if self.sampled_wall > 0:
+            return min(1.0, self.sampled_runnable / self.sampled_wall)
+        return min(1.0, self.cpu / self.wall) if self.wall > 0 else None
 
 
 def _timed_call(func: Callable, timer: PyTimer, free: bool = False) -> Callable:
@@ -204,11 +242,11 @@ def _timed_call(func: Callable, timer: PyTimer, free: bool = False) -> Callable:
         return once
 
     def timed(*args, **kwargs):
-        t0, c0 = time.perf_counter(), time.thread_time()
+        token = timer.start()
         try:
             return func(*args, **kwargs)
         finally:
-            timer.add(time.perf_counter() - t0, time.thread_time() - c0)
+            timer.stop(token)
     timed.__name__ = getattr(func, "__name__", "timed")
     timed.__wrapped__ = func
     return timed
@@ -247,12 +285,12 @@ def _timed_generator(factory: Callable, timer: PyTimer, free: bool = False) -> C
 
         def timed():
             while True:
-                t0, c0 = time.perf_counter(), time.thread_time()
+                token = timer.start()
                 try:
                     value = next(it)
                 except StopIteration:
                     return
-                timer.add(time.perf_counter() - t0, time.thread_time() - c0)
+                timer.stop(token)
                 yield value
         return timed()
     make.__name__ = getattr(factory, "__name__", "generator")

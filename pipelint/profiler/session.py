@@ -135,7 +135,7 @@ class Pipeline:
 class IterRecord:
     """Per-iterator timing of Python-side `next()` (custom loops)."""
 
-    __slots__ = ("session", "pipeline", "ref", "ticks", "last_end", "stats", "__weakref__")
+    __slots__ = ("session", "pipeline", "ref", "ticks", "last_end", "stats", "next_event", "__weakref__")
     WARMUP = 2  # the first next() starts the pipeline, the first step traces: keep them out
 
     def __init__(self, session: "Session", pipeline: Pipeline, it: Any):
@@ -145,28 +145,29 @@ class IterRecord:
         self.ticks = 0
         self.last_end: float | None = None
         self.stats = StepStats()
+        self.next_event = 1  # the step count at which the session has something to do (sample, stop)
 
     def tick(self, t0: float, t1: float) -> None:
+        # The training thread pays this per step: appends and one comparison, nothing else.
         s = self.session
         if s.disabled:
             return
         try:
             self.ticks += 1
-            counted = self.ticks > self.WARMUP and self.last_end is not None
+            last, self.last_end = self.last_end, t1
+            counted = self.ticks > self.WARMUP and last is not None
+            loop = s.fit.depth == 0
             if counted:
-                self.stats.step.append(t1 - self.last_end)
+                step = self.stats.step
+                step.append(t1 - last)
                 self.stats.wait.append(t1 - t0)
-                if s.fit.depth == 0:
-                    s.loop_stats_changed(self)
-                    if s.max_steps and len(self.stats.step) >= s.max_steps:
-                        s.finish()
-                        raise StepLimitReached(s.max_steps)
+                if loop and len(step) >= self.next_event:
+                    s.loop_event(self)
             elif self.ticks == self.WARMUP:
                 self.stats.track(t1)
-            if s.fit.depth == 0:
+            if loop:
                 number = s.step_marker.current(self.pipeline.key) if s.step_marker is not None else None
-                s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, self.last_end, counted, number)
-            self.last_end = t1
+                s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, last, counted, number)
         except Exception as exc:  # pragma: no cover - defensive
             s.fail("iterator timing", exc)
 
@@ -356,14 +357,25 @@ class Session:
                 return
             self.sample(rec)
 
-    def loop_stats_changed(self, rec: IterRecord) -> None:
+    def loop_event(self, rec: IterRecord) -> None:
+        """A custom loop reached `rec.next_event` steps: sample, warn, or stop (--verify runs)."""
         n = len(rec.stats.step)
-        if n % self.sample_every == 0:
+        every = self.sample_every
+        if n % every == 0:
             rec.stats.track()
             self.sample(rec)
             self.maybe_warn(rec.stats, n, rec.pipeline)
-        elif early_sample(n, self.sample_every):
+        elif early_sample(n, every):
             self.sample(rec)  # an iterator dropped early (Ctrl-C, break) still leaves a snapshot
+        if self.max_steps and n >= self.max_steps:
+            self.finish()
+            raise StepLimitReached(self.max_steps)
+        nxt = (n // every + 1) * every
+        if n < every:
+            nxt = min(nxt, 1 << n.bit_length())  # the next power of two: an early sample
+        if self.max_steps:
+            nxt = min(nxt, self.max_steps)
+        rec.next_event = max(n + 1, nxt)
 
     # -- Keras fit (called by callback.PipelineProfiler) ------------------------------------------
     def fit_begin(self) -> None:
