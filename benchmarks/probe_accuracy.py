@@ -5,7 +5,8 @@ Usage: python benchmarks/probe_accuracy.py [--rounds 3] [--steps 60] [--jobs wai
 Each run is a fresh `python -m pipelint.profiler --max-steps N benchmarks/probe_jobs.py JOB` process;
 rounds alternate the job order. Ground truth per figure:
 - step time: the job's own clock (median steady step, measured by the job outside the probe);
-- stage Python time per call: the designed cost (a sleep or a spin of known ms);
+- stage Python time per call: the designed cost (a sleep or a spin of known ms), and the same call
+  timed by the job itself (under load a 3 ms sleep takes longer, for the job too);
 - stage time per batch: the job's own step time where the stage sets the pace (a serial stage
   behind a prefetch, input-bound), i.e. what one batch of that stage really costs the job;
 - input wait: the job's step minus the step of the same job with input at no cost (a run with
@@ -38,7 +39,8 @@ JOBS = {
 }
 
 
-def run(job: str, steps: int, tmp: str, tag: str, fixes: dict | None = None) -> tuple[dict, float | None]:
+def run(job: str, steps: int, tmp: str, tag: str, fixes: dict | None = None) -> tuple[dict, float | None,
+                                                                                   float | None]:
     rj = os.path.join(tmp, f"{tag}.json")
     cmd = [sys.executable, "-m", "pipelint.profiler", "--report", rj, "--quiet", "--no-live-warnings",
            "--max-steps", str(steps)]
@@ -47,12 +49,14 @@ def run(job: str, steps: int, tmp: str, tag: str, fixes: dict | None = None) -> 
     cmd += [os.path.join(HERE, "probe_jobs.py"), job, str(steps + 30)]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
-    job_ms = None
+    job_ms = call_ms = None
     for line in proc.stdout.splitlines():
         if line.startswith("job-step-ms "):
             job_ms = float(line.split()[1])
+        if line.startswith("job-call-ms "):
+            call_ms = float(line.split()[1])
     with open(rj) as f:
-        return json.load(f), job_ms
+        return json.load(f), job_ms, call_ms
 
 
 def slow_stage(r: dict) -> dict | None:
@@ -80,17 +84,20 @@ def main() -> None:
             order = jobs[rnd % len(jobs):] + jobs[:rnd % len(jobs)]
             for job in order:
                 print(f"round {rnd + 1}: {job}", file=sys.stderr, flush=True)
-                r, job_ms = run(job, a.steps, tmp, f"{job}{rnd}")
+                r, job_ms, call_ms = run(job, a.steps, tmp, f"{job}{rnd}")
                 put(job, "step time (ms)", r["step_time_ms"], job_ms)
                 put(job, "verdict", r["verdict"], JOBS[job][1])
                 st = slow_stage(r)
                 designed = JOBS[job][0]
                 if st and designed:
-                    put(job, "stage Python time per call (ms)", st["python"]["wall_ms_per_call"], designed)
+                    put(job, "stage Python time per call vs designed (ms)", st["python"]["wall_ms_per_call"],
+                        designed)
+                    put(job, "stage Python time per call vs the job's clock (ms)",
+                        st["python"]["wall_ms_per_call"], call_ms)
                     put(job, "stage time per batch (ms)", st["time_per_batch_ms"], job_ms)
                     put(job, "stage work (waits/computes)", st["work"], "computes" if job == "busy_map" else "waits")
                 if JOBS[job][1] == "input-bound":
-                    _, free_ms = run(job, a.steps, tmp, f"{job}{rnd}free", {"free_input": True})
+                    _, free_ms, _ = run(job, a.steps, tmp, f"{job}{rnd}free", {"free_input": True})
                     if job_ms and free_ms:
                         put(job, "input wait (ms)", r["input_wait_ms"], max(0.0, job_ms - free_ms))
                 else:

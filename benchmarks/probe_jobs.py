@@ -6,7 +6,9 @@ Every cost is built in and known: a *waiting* stage sleeps (releases the GIL, us
 *computing* stage spins on the clock for its time (holds the GIL, one core busy), the model's step
 sleeps inside the train function (a `numpy_function` layer) for MODEL_MS. The job also prints its
 own step time, measured from outside the probe (median of the steady steps), as
-`job-step-ms <value>`, so that the truth does not depend on the probe's own figures.
+`job-step-ms <value>`, and the slow stage's own call time (median, timed inside the job's
+function) as `job-call-ms <value>`, so that the truth does not depend on the probe's figures: on
+a loaded machine a 3 ms sleep takes longer than 3 ms, and the job sees that too.
 
 | job | pipeline | designed costs |
 |---|---|---|
@@ -47,8 +49,22 @@ TRUTH = {
 }
 
 
+CALLS: list[float] = []  # the slow stage's own call times (s), measured by the job itself
+
+
 def sleep_ms(ms: float) -> None:
     time.sleep(ms / 1000)
+
+
+def timed_cost(cost, ms: float) -> None:
+    t0 = time.perf_counter()
+    cost(ms)
+    CALLS.append(time.perf_counter() - t0)
+
+
+def report_calls() -> None:
+    if CALLS:
+        print(f"job-call-ms {1000 * statistics.median(CALLS):.3f}", flush=True)
 
 
 def spin_ms(ms: float) -> None:
@@ -65,7 +81,7 @@ def slow_map(cost):
     import tensorflow as tf
 
     def load(i):
-        cost(STAGE_MS)
+        timed_cost(cost, STAGE_MS)
         return _features(i)
 
     def parse(i):
@@ -153,14 +169,14 @@ def main(job: str, steps: int) -> None:
                 return self.count
 
             def __getitem__(self, idx):
-                sleep_ms(PYDATASET_MS)
+                timed_cost(sleep_ms, PYDATASET_MS)
                 x = np.full((BATCH, FEATURES), float(idx % 7), np.float32)
                 return x, np.zeros((BATCH, 1), np.float32)
         fit(model(MODEL_MS), Batches(n), steps)
     elif job == "generator":
         def examples():
             for i in range(n * BATCH):
-                sleep_ms(GEN_MS)
+                timed_cost(sleep_ms, GEN_MS)
                 yield _features(i), np.float32(i % 2)
         ds = tf.data.Dataset.from_generator(
             examples, output_signature=(tf.TensorSpec((FEATURES,), tf.float32), tf.TensorSpec((), tf.float32)),
@@ -175,4 +191,7 @@ def main(job: str, steps: int) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100)
+    try:
+        main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100)
+    finally:
+        report_calls()

@@ -8,7 +8,7 @@ b to b'; then P' = P - (b - b') and the new step is S' = max(C, P') with overlap
 The process cannot do the same CPU work faster than its cores allow: S' >= CPU per step / cores,
 where CPU per step = cores busy x S, less the CPU the action removes (none for more threads).
 
-Where the work of a stage goes is measured, not assumed (hooks.PyTimer): a Python stage whose
+Where the work of a stage goes is measured, not assumed (pytimer.PyTimer): a Python stage whose
 threads use less than half a core per call *waits* (I/O, sleeps) and gains from more threads than
 cores; one that *computes* holds the GIL, so threads give it nothing: its fix is a rewrite, and
 the rewrite's price is an upper bound (the step if the stage cost nothing).
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipelint.codes import CODES
+from pipelint.profiler.memory import mem_available, memory_notes, where
 
 #: XProf's thresholds: >= 20% of step time waiting for input is "highly input-bound".
 INPUT_BOUND = 0.20
@@ -69,26 +70,6 @@ def available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-def mem_available() -> int | None:
-    """Bytes the kernel says are available without swapping (MemAvailable), Linux only."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None
-
-
-def human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"  # pragma: no cover
 
 
 @dataclass
@@ -140,6 +121,21 @@ def _timers(op) -> list:
     return timers
 
 
+def cap_overlap(stages: list, elapsed_s: float) -> None:
+    """A stage with parallelism p cannot have worked more than p x the time its iterators ran.
+
+    tf.data times each call from its start to its end; calls of a Python function that wait for the
+    GIL overlap in those timings although they run one at a time, so a map that computes in Python
+    can show more processing time than there was time. Cap it (in place) at parallelism x elapsed.
+    """
+    if elapsed_s <= 0:
+        return
+    for st in stages:
+        cap = int(max(1.0, st.parallelism or 1.0) * elapsed_s * 1e9)
+        if st.processing_ns > cap:
+            st.processing_ns = cap
+
+
 def figures(stages: list, cpus: int) -> list[StageFigures]:
     if not stages:
         return []
@@ -158,9 +154,9 @@ def figures(stages: list, cpus: int) -> list[StageFigures]:
             f.py_calls = calls
             f.py_wall_ms = 1000 * sum(t.wall for t in timers) / calls
             f.py_cpu_ms = 1000 * sum(t.cpu for t in timers) / calls
-            sw = sum(getattr(t, "sampled_wall", 0.0) for t in timers)
-            if sw > 0:
-                f.py_busy = min(1.0, sum(t.sampled_runnable for t in timers) / sw)
+            sw = sum(t.sampled_wall - t.sampled_queue for t in timers)
+            if sw > 0:  # see PyTimer.busy_fraction
+                f.py_busy = max(0.0, min(1.0, sum(t.sampled_cpu for t in timers) / sw))
         # Calls that wait overlap on any number of threads; calls that compute share the cores.
         par = max(1.0, s.parallelism or 1.0)
         f.wall_per_batch_ms = per_batch / (par if f.work == "waits" else min(par, float(cpus)))
@@ -171,10 +167,6 @@ def figures(stages: list, cpus: int) -> list[StageFigures]:
 def bottleneck(figs: list[StageFigures]) -> StageFigures | None:
     cands = [f for f in figs if f.stage.kind != "prefetch"]
     return max(cands, key=lambda f: f.wall_per_batch_ms, default=None)
-
-
-def where(op) -> str:
-    return f"{os.path.basename(op.path)}:{op.line}" if op.path else "an unknown line"
 
 
 @dataclass
@@ -271,7 +263,8 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
         measured = ""
         if f.cpu_fraction is not None:
             measured = (f"; its Python code uses {f.py_cpu_ms:.2f} ms CPU per {f.py_wall_ms:.2f} ms call"
-                        f" and wants a core {100 * f.cpu_fraction:.0f}% of that time: it {f.work}")
+                        f" and is on a CPU {100 * f.cpu_fraction:.0f}% of the time it is not queued for"
+                        f" one: it {f.work}")
         is_map = st.kind in ("map", "map+batch")
         if is_map and f.python:
             serial = par <= 1
@@ -379,42 +372,6 @@ def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: fl
                 f" adds it ({where(op)})")
     return (f"the slowest stage, {op.name} at {where(op)}, is already parallel"
             f" ({b.stage.parallelism or 1:g}) and no cheaper action is known for it")
-
-
-def memory_notes(figs: list[StageFigures], mem: int | None) -> list[dict]:
-    """What cache() and shuffle buffers will hold, from measured element sizes, vs RAM available."""
-    notes = []
-    for i, f in enumerate(figs):
-        op = f.stage.op
-        # The element size entering the op is what its input stage produced.
-        src = figs[i + 1] if i + 1 < len(figs) else f
-        bpe = src.bytes_per_element or f.bytes_per_element
-        if not bpe:
-            continue
-        if op.op == "cache" and not op.extra.get("filename"):
-            card = op.extra.get("input_cardinality", -2)
-            n = card if card and card > 0 else src.stage.elements
-            need = bpe * n
-            if mem and need > 0.5 * mem:
-                notes.append({"code": "PL301", "figures": f, "stage": op.name, "needs_bytes": int(need),
-                              "available_bytes": mem, "message":
-                              f"cache() at {where(op)} will need {human_bytes(need)}"
-                              f"{'' if card and card > 0 else ' or more'}; {human_bytes(mem)} available;"
-                              " use cache(filename)"})
-            else:
-                notes.append({"code": None, "figures": f, "stage": op.name, "needs_bytes": int(need),
-                              "available_bytes": mem, "message":
-                              f"cache() at {where(op)} holds about {human_bytes(need)} in memory"})
-        if op.op == "shuffle":
-            buf = f.stage.buffer_size or op.extra.get("buffer_size")
-            if buf:
-                need = bpe * buf
-                msg = f"shuffle buffer at {where(op)} holds {int(buf)} elements = {human_bytes(need)}"
-                if mem and need > 0.5 * mem:
-                    msg += f"; {human_bytes(mem)} available: shuffle file names or use a smaller buffer"
-                notes.append({"code": None, "figures": f, "stage": op.name, "needs_bytes": int(need),
-                              "available_bytes": mem, "message": msg})
-    return notes
 
 
 def live_hint(session, pipe) -> str:

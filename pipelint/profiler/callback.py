@@ -17,6 +17,7 @@ from typing import Any
 import keras
 
 from pipelint.profiler import hooks
+from pipelint.profiler.pytimer import PyTimer
 from pipelint.profiler.report import build_report, emit
 from pipelint.profiler.session import Session
 
@@ -198,9 +199,9 @@ def _note_pydataset(session: Session, py_dataset: Any, ds: Any) -> None:
     session.relabel_generator(ds, label, path, line, extra)
 
 
-def _time_getitem(session: Session, cls: type, label: str) -> hooks.PyTimer:
+def _time_getitem(session: Session, cls: type, label: str) -> PyTimer:
     """Time `__getitem__` (wall and thread CPU, in whichever worker thread runs it)."""
-    timer = session.pydataset_calls.setdefault(label, hooks.PyTimer())
+    timer = session.pydataset_calls.setdefault(label, PyTimer())
     orig = cls.__dict__.get("__getitem__") or getattr(cls, "__getitem__")
     if getattr(orig, "_pipelint_timed", False):
         return timer

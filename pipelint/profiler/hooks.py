@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from pipelint.profiler.pytimer import PyTimer, timed_call, timed_generator
 from pipelint.profiler.session import Session
 
 _ACTIVE: Session | None = None
@@ -173,85 +174,6 @@ def _patch_tf(session: Session) -> None:
     patch(session, DatasetV2, "__iter__", __iter__)
 
 
-def _runnable_seconds() -> float | None:
-    """This thread's CPU time plus its time waiting for a CPU (Linux schedstat), or None."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as f:
-            on_cpu, run_queue, _ = f.read().split()
-        return (int(on_cpu) + int(run_queue)) / 1e9
-    except (OSError, ValueError):
-        return None
-
-
-class PyTimer:
-    """Calls, wall and thread CPU time (s) of the Python code behind one stage.
-
-    Thread CPU time (`time.thread_time`) against wall time tells a stage that computes (holds the
-    GIL, uses a core) from one that waits (I/O, sleeps, remote reads): threads help only the latter.
-    On a crowded machine a computing thread also waits for a CPU, which CPU time alone would read as
-    waiting; so every 4th call also reads the thread's run-queue time (/proc/thread-self/schedstat):
-    `runnable` = on a CPU or ready for one, i.e. the time the call *wanted* a core.
-    """
-
-    __slots__ = ("calls", "wall", "cpu", "sampled_wall", "sampled_runnable")
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self.wall = 0.0
-        self.cpu = 0.0
-        self.sampled_wall = 0.0
-        self.sampled_runnable = 0.0
-
-    def start(self) -> tuple:
-        r0 = _runnable_seconds() if self.calls % 4 == 0 else None
-        return time.perf_counter(), time.thread_time(), r0
-
-    def stop(self, token: tuple) -> None:
-        t0, c0, r0 = token
-        wall = time.perf_counter() - t0
-        self.calls += 1
-        self.wall += wall
-        self.cpu += time.thread_time() - c0
-        if r0 is not None:
-            r1 = _runnable_seconds()
-            if r1 is not None:
-                self.sampled_wall += wall
-                self.sampled_runnable += r1 - r0
-
-    def add(self, wall: float, cpu: float) -> None:
-        self.calls += 1
-        self.wall += wall
-        self.cpu += cpu
-
-    @property
-    def busy_fraction(self) -> float | None:
-        """Share of the calls' wall time they wanted a core (schedstat), else CPU / wall."""
-        if self.sampled_wall > 0:
-            return min(1.0, self.sampled_runnable / self.sampled_wall)
-        return min(1.0, self.cpu / self.wall) if self.wall > 0 else None
-
-
-def _timed_call(func: Callable, timer: PyTimer, free: bool = False) -> Callable:
-    if free:  # a bound measurement: the stage costs (almost) nothing, its first result repeats
-        first: list = []
-
-        def once(*args, **kwargs):
-            if not first:
-                first.append(func(*args, **kwargs))
-            return first[0]
-        return once
-
-    def timed(*args, **kwargs):
-        token = timer.start()
-        try:
-            return func(*args, **kwargs)
-        finally:
-            timer.stop(token)
-    timed.__name__ = getattr(func, "__name__", "timed")
-    timed.__wrapped__ = func
-    return timed
-
-
 def _timed_pyfunc(orig: Callable) -> Callable:
     """tf.numpy_function / tf.py_function with the Python function timed (same arguments, same result)."""
     def wrapper(*args, **kwargs):
@@ -262,9 +184,9 @@ def _timed_pyfunc(orig: Callable) -> Callable:
         timer = PyTimer()
         free = getattr(_tls, "free", False)
         if args and callable(args[0]):
-            args = (_timed_call(args[0], timer, free), *args[1:])
+            args = (timed_call(args[0], timer, free), *args[1:])
         elif callable(kwargs.get("func")):
-            kwargs["func"] = _timed_call(kwargs["func"], timer, free)
+            kwargs["func"] = timed_call(kwargs["func"], timer, free)
         else:
             return orig(*args, **kwargs)
         timers.append(timer)
@@ -273,28 +195,6 @@ def _timed_pyfunc(orig: Callable) -> Callable:
     wrapper.__doc__ = getattr(orig, "__doc__", None)
     wrapper.__wrapped__ = orig
     return wrapper
-
-
-def _timed_generator(factory: Callable, timer: PyTimer, free: bool = False) -> Callable:
-    """from_generator's callable, with each next() of the generator timed (same elements)."""
-    def make(*args):
-        it = iter(factory(*args))
-        if free:  # a bound measurement: the first element, again and again, at no cost
-            first = next(it)
-            return iter(lambda: first, object())
-
-        def timed():
-            while True:
-                token = timer.start()
-                try:
-                    value = next(it)
-                except StopIteration:
-                    return
-                timer.stop(token)
-                yield value
-        return timed()
-    make.__name__ = getattr(factory, "__name__", "generator")
-    return make
 
 
 def _fixed_dataset(session: Session, ds: Any) -> Any:
@@ -336,7 +236,7 @@ def _recording_wrapper(func: Callable, name: str) -> Callable:
             if name == "from_generator" and args:
                 timer = PyTimer()
                 timers.append(timer)
-                args = (_timed_generator(args[0], timer, free=_tls.free), *args[1:])
+                args = (timed_generator(args[0], timer, free=_tls.free), *args[1:])
             result = func(*args, **kwargs)
         finally:
             _tls.depth = 0

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any
 
-from pipelint.profiler import advice
+from pipelint.profiler import advice, memory
 from pipelint.profiler.stages import merge
 
 
@@ -23,7 +23,7 @@ def _environment() -> dict[str, Any]:
     keras = sys.modules.get("keras")
     if keras is not None:
         env["keras"] = getattr(keras, "__version__", None)
-    mem = advice.mem_available()
+    mem = memory.mem_available()
     env["mem_available_bytes"] = mem
     return env
 
@@ -42,7 +42,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     Takes the session's final samples first. `extra` adds keys (e.g. `xprof`) after the built-in
     ones; tools that build on the report (TensorBoard, notebooks) read this dict, never the session.
     """
-    from pipelint.profiler.session import WARMUP_FACTOR, WARMUP_MAX
+    from pipelint.profiler.steps import WARMUP_FACTOR, WARMUP_MAX
     session.finish()
     stats, source = session.step_stats()
     pipe = session.main_pipeline()
@@ -53,13 +53,15 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         if timer is not None and timer.calls and st.elements:
             st.processing_ns = max(st.processing_ns, int(timer.wall / timer.calls * st.elements * 1e9))
     cpus = advice.available_cpus()
+    if pipe is not None:
+        advice.cap_overlap(stages, pipe.elapsed())
     figs = advice.figures(stages, cpus)
     summary = stats.summary()
     step_ms = summary["step_ms"] if summary else None
     wait_ms = summary["wait_ms"] if summary else None
     fraction = summary["fraction"] if summary else None
     cores_used = stats.cpu_cores_used()
-    mem = advice.mem_available()
+    mem = memory.mem_available()
     verdict = advice.verdict(fraction)
     suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem)
     if verdict == "model-bound":
@@ -90,7 +92,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "suggestions": suggestions,
         "no_suggestion_reason": None if suggestions else advice.no_suggestion_reason(figs, verdict, cores_used, cpus),
         "memory": [{k: v for k, v in n.items() if k != "figures"}
-                   for n in advice.memory_notes(figs, mem)],
+                   for n in memory.memory_notes(figs, mem)],
         "pydataset_getitem": {k: {"calls": t.calls, "ms_per_call": round(1000 * t.wall / t.calls, 3),
                                   "cpu_ms_per_call": round(1000 * t.cpu / t.calls, 3)}
                               for k, t in session.pydataset_calls.items() if t.calls},

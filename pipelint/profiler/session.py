@@ -16,112 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelint.profiler.advice import INPUT_BOUND, live_hint
-from pipelint.profiler.stages import Op, Stage, align, class_kind, merge, parse_proto, update
+from pipelint.profiler.steps import StepStats, cpu_seconds
+from pipelint.profiler.stages import Op, Stage, align, class_kind, describe_dataset, merge, parse_proto, update
 from pipelint.profiler.timeline import RunTimelines
 
 log = logging.getLogger("pipelint")
-
-
-#: A leading step of a fit or a loop is warm-up (train-function tracing, XLA compilation, thread
-#: pools starting) while it takes more than this many times the median of the steps after it.
-WARMUP_FACTOR = 2.0
-#: At most this many leading steps of one fit or loop are dropped as warm-up.
-WARMUP_MAX = 10
-
-
-class StepStats:
-    """Every measured step (seconds) and its input wait, in segments (one per fit call or iterator).
-
-    Appending is all the training thread pays per step; CPU time is read only at sample points.
-    The figures (`summary()`) leave out each segment's warm-up steps: see WARMUP_FACTOR.
-    """
-
-    __slots__ = ("step", "wait", "segments", "cpu0", "wall0", "cpu1", "wall1")
-
-    def __init__(self) -> None:
-        self.step: list[float] = []
-        self.wait: list[float] = []
-        self.segments: list[int] = []  # index of each segment's first step
-        self.cpu0 = self.wall0 = self.cpu1 = self.wall1 = None
-
-    @property
-    def steps(self) -> int:
-        return len(self.step)
-
-    def new_segment(self) -> None:
-        if not self.segments or self.segments[-1] != len(self.step):
-            self.segments.append(len(self.step))
-
-    def add(self, step: float, wait: float) -> None:
-        self.step.append(step)
-        self.wait.append(wait)
-
-    def track(self, now: float | None = None) -> None:
-        """Read the process CPU time: over the measured steps it says how busy the machine is."""
-        now = time.perf_counter() if now is None else now
-        cpu = cpu_seconds()
-        if self.cpu0 is None:
-            self.cpu0, self.wall0 = cpu, now
-        self.cpu1, self.wall1 = cpu, now
-
-    def cpu_cores_used(self) -> float | None:
-        if self.cpu0 is None or self.wall1 is None or self.wall1 - self.wall0 <= 0.05:
-            return None
-        return (self.cpu1 - self.cpu0) / (self.wall1 - self.wall0)
-
-    def recent_fraction(self, n: int = 100) -> float | None:
-        tot = sum(self.step[-n:])
-        return (sum(self.wait[-n:]) / tot) if tot > 0 else None
-
-    def _warmup(self) -> list[tuple[int, int, int]]:
-        """Per segment: (first index, end index, leading warm-up steps)."""
-        bounds = (self.segments or [0]) + [len(self.step)]
-        out = []
-        for a, b in zip(bounds, bounds[1:]):
-            seg = self.step[a:b]
-            k = 0
-            while k < min(WARMUP_MAX, len(seg) - 2):
-                rest = statistics.median(seg[k + 1:])
-                if seg[k] <= WARMUP_FACTOR * rest:
-                    break
-                k += 1
-            out.append((a, b, k))
-        return out
-
-    def steady(self) -> tuple[list[float], list[float], int]:
-        """(steps, waits, number of warm-up steps left out)."""
-        steps: list[float] = []
-        waits: list[float] = []
-        dropped = 0
-        for a, b, k in self._warmup():
-            dropped += k
-            steps += self.step[a + k:b]
-            waits += self.wait[a + k:b]
-        return steps, waits, dropped
-
-    def warmup_indices(self) -> set[int]:
-        """Indices into `step` that `steady` leaves out (the timeline greys them out)."""
-        return {i for a, _b, k in self._warmup() for i in range(a, a + k)}
-
-    def summary(self) -> dict[str, Any] | None:
-        """Median step and wait (ms), spread (p10-p90), mean, fraction waiting; None without steps."""
-        steps, waits, dropped = self.steady()
-        if not steps:
-            return None
-        q = _quantiles(steps)
-        total = sum(steps)
-        return {"steps": len(steps), "warmup_steps": dropped,
-                "step_ms": 1000 * statistics.median(steps), "step_p10_ms": 1000 * q[0],
-                "step_p90_ms": 1000 * q[1], "step_mean_ms": 1000 * total / len(steps),
-                "wait_ms": 1000 * statistics.median(waits), "wait_mean_ms": 1000 * sum(waits) / len(waits),
-                "fraction": (sum(waits) / total) if total > 0 else None}
-
-
-def _quantiles(v: list[float]) -> tuple[float, float]:
-    if len(v) < 2:
-        return v[0], v[0]
-    q = statistics.quantiles(v, n=10, method="inclusive")
-    return q[0], q[-1]
 
 
 @dataclass
@@ -130,12 +29,19 @@ class Pipeline:
     ops: list[Op]
     snapshots: dict[int, list[Stage]] = field(default_factory=dict)  # by iterator id
     iterators: int = 0
+    lifetimes: dict[int, float] = field(default_factory=dict)  # by iterator id: created -> last read (s)
+
+    def elapsed(self) -> float:
+        """Seconds its iterators ran, up to their last model read: a stage cannot work longer
+        than that on each of its threads."""
+        return sum(self.lifetimes.values())
 
 
 class IterRecord:
     """Per-iterator timing of Python-side `next()` (custom loops)."""
 
-    __slots__ = ("session", "pipeline", "ref", "ticks", "last_end", "stats", "next_event", "__weakref__")
+    __slots__ = ("session", "pipeline", "ref", "ticks", "last_end", "stats", "next_event", "born",
+                 "__weakref__")
     WARMUP = 2  # the first next() starts the pipeline, the first step traces: keep them out
 
     def __init__(self, session: "Session", pipeline: Pipeline, it: Any):
@@ -146,6 +52,7 @@ class IterRecord:
         self.last_end: float | None = None
         self.stats = StepStats()
         self.next_event = 1  # the step count at which the session has something to do (sample, stop)
+        self.born = time.perf_counter()
 
     def tick(self, t0: float, t1: float) -> None:
         # The training thread pays this per step: appends and one comparison, nothing else.
@@ -214,7 +121,7 @@ class Session:
         self._pipeline_refs: dict[int, weakref.ref] = {}
         self.iter_records: list[IterRecord] = []
         self.fit = FitState()
-        self.pydataset_calls: dict[str, Any] = {}  # label -> hooks.PyTimer of __getitem__
+        self.pydataset_calls: dict[str, Any] = {}  # label -> pytimer.PyTimer of __getitem__
         self.restore: list[Any] = []  # undo functions of the patches installed for this session
         self.installs = 0  # nesting count of install() calls (hooks)
         self.t_start = time.perf_counter()
@@ -282,7 +189,7 @@ class Session:
             recorded = self.site_of(cur)
             op = Op(recorded.op, recorded.path, recorded.line, recorded.label, dict(recorded.extra)) \
                 if recorded else Op(class_kind(type(cur).__name__))
-            _describe(cur, op)
+            describe_dataset(cur, op)
             if op.op == "flat_map" and op.extra.get("generator"):
                 op.op = "from_generator"  # built before recording started: recognise it by its graph
             fn = op.extra.get("fn")
@@ -344,6 +251,7 @@ class Session:
             chain, side, gaps = parse_proto(proto)
             snaps = rec.pipeline.snapshots
             snaps[id(rec)] = update(snaps.get(id(rec)), align(rec.pipeline.ops, chain, side))
+            rec.pipeline.lifetimes[id(rec)] = time.perf_counter() - rec.born
             return gaps
         except Exception as exc:
             if "model" in str(exc).lower() and "not" in str(exc).lower():
@@ -508,41 +416,6 @@ class Session:
 def early_sample(step: int, every: int) -> bool:
     """Steps 1, 2, 4, 8... below `every` are sampled too: a few reads per iterator, once."""
     return 0 < step < every and step & (step - 1) == 0
-
-
-def _describe(ds: Any, op: Op) -> None:
-    """Facts about a dataset that the advice needs (py_function inside a map, cache file, ...)."""
-    if op.op in ("map", "interleave", "flat_map", "filter"):
-        wrapper = getattr(ds, "_map_func", None) or getattr(ds, "_predicate", None)
-        fn = getattr(wrapper, "function", None)
-        graph = getattr(fn, "graph", None)
-        if graph is not None and "py_function" not in op.extra:
-            try:
-                types = {o.type for o in graph.get_operations()}
-                op.extra["py_function"] = bool(types & {"EagerPyFunc", "PyFunc", "PyFuncStateless"})
-                op.extra["generator"] = "GeneratorDataset" in types
-            except Exception:
-                pass
-        if "num_parallel_calls" not in op.extra:
-            op.extra["num_parallel_calls"] = getattr(ds, "_num_parallel_calls", None) is not None
-    if op.op == "cache" and "filename" not in op.extra:
-        fname = getattr(ds, "_filename", None)
-        try:
-            op.extra["filename"] = fname.numpy().decode() if hasattr(fname, "numpy") else fname
-        except Exception:
-            pass
-    if op.op in ("cache", "shuffle"):
-        try:
-            inputs = ds._inputs()
-            card = int(inputs[0].cardinality()) if inputs else -2
-            op.extra["input_cardinality"] = card
-        except Exception:
-            pass
-
-
-def cpu_seconds() -> float:
-    t = os.times()
-    return t.user + t.system
 
 
 _handler_added = False

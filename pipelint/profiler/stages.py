@@ -297,3 +297,33 @@ def merge(runs: list[list[Stage]]) -> list[Stage]:
             m.processing_ns += s.processing_ns
             m.bytes_produced += s.bytes_produced
     return [merged[k] for k in order]
+
+
+def describe_dataset(ds: Any, op: Op) -> None:
+    """Facts about a dataset that the advice needs (py_function inside a map, cache file, ...)."""
+    if op.op in ("map", "interleave", "flat_map", "filter"):
+        wrapper = getattr(ds, "_map_func", None) or getattr(ds, "_predicate", None)
+        fn = getattr(wrapper, "function", None)
+        graph = getattr(fn, "graph", None)
+        if graph is not None and "py_function" not in op.extra:
+            try:
+                types = {o.type for o in graph.get_operations()}
+                op.extra["py_function"] = bool(types & {"EagerPyFunc", "PyFunc", "PyFuncStateless"})
+                op.extra["generator"] = "GeneratorDataset" in types
+            except Exception:
+                pass
+        if "num_parallel_calls" not in op.extra:
+            op.extra["num_parallel_calls"] = getattr(ds, "_num_parallel_calls", None) is not None
+    if op.op == "cache" and "filename" not in op.extra:
+        fname = getattr(ds, "_filename", None)
+        try:
+            op.extra["filename"] = fname.numpy().decode() if hasattr(fname, "numpy") else fname
+        except Exception:
+            pass
+    if op.op in ("cache", "shuffle"):
+        try:
+            inputs = ds._inputs()
+            card = int(inputs[0].cardinality()) if inputs else -2
+            op.extra["input_cardinality"] = card
+        except Exception:
+            pass

@@ -1,7 +1,7 @@
 """Step accounting, wait-vs-compute advice, actions and verification verdicts: no TensorFlow needed."""
 from pipelint.profiler import advice, verify
-from pipelint.profiler.hooks import PyTimer
-from pipelint.profiler.session import StepStats
+from pipelint.profiler.pytimer import PyTimer
+from pipelint.profiler.steps import StepStats
 from pipelint.profiler.stages import Node, Op, align
 
 
