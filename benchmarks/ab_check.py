@@ -4,8 +4,10 @@ For refactors that must not change what users see or how long they wait. The bas
 revision (default `main`) extracted with `git archive`; the new tree is this working tree, or
 another revision (`--new`). Both
 run with the same interpreter, from the same directory, alternating (base, new, new, base, ...) so
-that background load hits them alike; the report gives each side's median wall time, the ratio,
-and whether stdout, stderr and the exit code were byte-identical in every round.
+that background load hits them alike; the report gives each side's median wall time and CPU time
+(user + system of the whole process tree, which other jobs on the machine disturb far less than
+wall time), their ratios, and whether stdout, stderr and the exit code were byte-identical in
+every round.
 
     python benchmarks/ab_check.py examples/ tests/corpus/                    # main vs working tree
     python benchmarks/ab_check.py --base HEAD~3 --rounds 9 path/to/tree
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import shlex
 import statistics
 import subprocess
@@ -48,11 +51,17 @@ def _extract(revision: str, into: Path) -> Path:
     return into
 
 
-def _run(tree: Path, args: list[str], cwd: Path) -> tuple[float, tuple[bytes, bytes, int]]:
-    start = time.perf_counter()
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # waited-for children and theirs
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(tree: Path, args: list[str], cwd: Path) -> tuple[float, float, tuple[bytes, bytes, int]]:
+    start, cpu = time.perf_counter(), _cpu_of_children()
     done = subprocess.run([sys.executable, "-c", _LAUNCH, str(tree), "check", *args], cwd=cwd,
                           capture_output=True)
-    return time.perf_counter() - start, (done.stdout, done.stderr, done.returncode)
+    return (time.perf_counter() - start, _cpu_of_children() - cpu,
+            (done.stdout, done.stderr, done.returncode))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,18 +81,23 @@ def main(argv: list[str] | None = None) -> int:
         trees = {"base": _extract(options.base, Path(scratch) / "base"),
                  "new": _extract(options.new, Path(scratch) / "new") if options.new else ROOT}
         times: dict[str, list[float]] = {"base": [], "new": []}
+        cpu: dict[str, list[float]] = {"base": [], "new": []}
         outputs: dict[str, set[tuple[bytes, bytes, int]]] = {"base": set(), "new": set()}
         for round_ in range(options.rounds):
             order = ("base", "new") if round_ % 2 == 0 else ("new", "base")
             for side in order:
-                elapsed, output = _run(trees[side], args, options.cwd)
+                elapsed, cpu_seconds, output = _run(trees[side], args, options.cwd)
                 times[side].append(elapsed)
+                cpu[side].append(cpu_seconds)
                 outputs[side].add(output)
     identical = len(outputs["base"]) == 1 and outputs["base"] == outputs["new"]
     base, new = statistics.median(times["base"]), statistics.median(times["new"])
     print(f"base {options.base}: median {base:.3f} s  ({' '.join(f'{t:.2f}' for t in times['base'])})")
     print(f"new  {options.new or 'working tree'}: median {new:.3f} s  ({' '.join(f'{t:.2f}' for t in times['new'])})")
     print(f"ratio new/base: {new / base:.3f}")
+    base_cpu, new_cpu = statistics.median(cpu["base"]), statistics.median(cpu["new"])
+    print(f"CPU (user+sys) median: base {base_cpu:.3f} s, new {new_cpu:.3f} s, "
+          f"ratio new/base {new_cpu / base_cpu:.3f}")
     print(f"stdout, stderr and exit code identical in every round: {'yes' if identical else 'NO'}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0 if identical else 1
