@@ -308,7 +308,7 @@ class Session:
     def fit_step(self, now: float, seconds: float) -> None:
         """One training step of `seconds`, measured between two batch-begin calls."""
         f = self.fit
-        self.timelines.fit_batch_begin(seconds)
+        self.timelines.fit_batch_begin(seconds, now)
         if f.stats.cpu0 is None:
             f.stats.track(now - seconds)
         f.pending.append(seconds)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 from typing import Any
 
 from tensorboard.plugins.scalar.summary_v2 import scalar_pb
@@ -24,6 +25,7 @@ from tensorboard.plugins.text.summary_v2 import text_pb
 from tensorboard.compat.proto import event_pb2
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
+from pipelint.profiler.session import WARMUP_MAX
 from pipelint.profiler.timeline import Point
 
 log = logging.getLogger("pipelint")
@@ -79,13 +81,12 @@ class Writer:
         if events is None:
             return
         try:
-            import time
             events.add_event(event_pb2.Event(wall_time=wall_time or time.time(), step=step, summary=summary))
         except Exception as exc:  # noqa: BLE001
             self._fail(exc)
 
-    def scalar(self, tag: str, value: float, step: int) -> None:
-        self._add(scalar_pb(tag, float(value)), step)
+    def scalar(self, tag: str, value: float, step: int, wall_time: float | None = None) -> None:
+        self._add(scalar_pb(tag, float(value)), step, wall_time)
         self.scalars += 1
 
     def text(self, tag: str, markdown: str, step: int) -> None:
@@ -93,14 +94,15 @@ class Writer:
 
     def steps(self, points: list[Point]) -> None:
         """Per-step scalars for measured (non-warm-up) points."""
+        offset = time.time() - time.perf_counter()  # perf_counter -> wall clock, for TensorBoard's time axes
         for p in points:
             if p.warmup or p.step_s <= 0:
                 continue
-            step_ms = 1000 * p.step_s / p.n
-            self.scalar(f"{GROUP}/step_time_ms", step_ms, p.step)
+            wall = p.end + offset if p.end is not None else None
+            self.scalar(f"{GROUP}/step_time_ms", 1000 * p.step_s / p.n, p.step, wall)
             if p.wait_s is not None:
-                self.scalar(f"{GROUP}/input_wait_ms", 1000 * p.wait_s / p.n, p.step)
-                self.scalar(f"{GROUP}/input_bound_fraction", min(1.0, p.wait_s / p.step_s), p.step)
+                self.scalar(f"{GROUP}/input_wait_ms", 1000 * p.wait_s / p.n, p.step, wall)
+                self.scalar(f"{GROUP}/input_bound_fraction", min(1.0, p.wait_s / p.step_s), p.step, wall)
         self.flush()
 
     def report(self, r: dict[str, Any], step: int) -> None:
@@ -187,6 +189,7 @@ class Output:
         self.session = session
         self.log_dir = os.path.abspath(log_dir)
         self.writer: Writer | None = None
+        self._held: list[Point] = []  # leading steps of a segment, until warm-up is decided
         session.timelines.attach(self._take)
         session.timelines.listeners.append(self.epoch_end)
 
@@ -196,16 +199,17 @@ class Output:
         return self.writer
 
     def _take(self, timeline, points: list[Point]) -> None:
-        if timeline is self.session.timelines.primary():
-            self._writer().steps(points)
+        if timeline is not self.session.timelines.primary():
+            return
+        # Whether a segment's leading steps are warm-up is decided from the steps after them, so
+        # those few wait until the end; the rest are written now and never retracted.
+        stats, _ = self.session.step_stats()
+        undecided = {i for a in (stats.segments or [0]) for i in range(a, a + WARMUP_MAX)}
+        self._held += [p for p in points if p.index in undecided]
+        self._writer().steps([p for p in points if p.index not in undecided])
 
     def epoch_end(self) -> None:
         tls = self.session.timelines
-        primary = tls.primary()
-        if primary is not None:
-            # Warm-up is judged from the steps so far, as the report will judge it; written points stay.
-            stats, _ = self.session.step_stats()
-            primary.mark_warmup(stats.warmup_indices())
         for tl in [tls.fit, *tls.loops.values()]:
             points = tl.drain()
             if points:
@@ -214,8 +218,12 @@ class Output:
     def finish(self, report: dict[str, Any]) -> None:
         """Write what is left and the report; add the `tensorboard` key to the report."""
         self.epoch_end()
-        tl = self.session.timelines.primary()
+        stats, _ = self.session.step_stats()
+        warmup = stats.warmup_indices()  # as the report decided
         w = self._writer()
+        w.steps([p for p in self._held if p.index not in warmup])
+        self._held = []
+        tl = self.session.timelines.primary()
         w.report(report, step=max(1, tl.last_step if tl else 1))
         w.close()
         report["tensorboard"] = {"log_dir": self.log_dir, "run_dir": w.directory, "scalars": w.scalars,

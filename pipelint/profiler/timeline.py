@@ -19,6 +19,7 @@ class Point:
     wait_s: float | None   # summed input wait, seconds; None when not known for these steps
     warmup: bool           # tracing / pipeline start: shown, but left out of the report's figures
     index: int | None = None  # position among the steps the session measured (not its tick warm-up)
+    end: float | None = None  # time.perf_counter() when the step ended (TensorBoard's wall time)
 
 
 class Timeline:
@@ -60,8 +61,10 @@ class Timeline:
                     break
                 p.wait_s = min(wait_s * p.n, p.step_s)
 
-    def add(self, step_s: float, wait_s: float | None, warmup: bool = False, number: int | None = None) -> None:
-        """Record one step. `number` defaults to the step after the last one."""
+    def add(self, step_s: float, wait_s: float | None, warmup: bool = False, number: int | None = None,
+            end: float | None = None) -> None:
+        """Record one step. `number` defaults to the step after the last one; `end` is when it ended
+        (perf_counter)."""
         number = self.last_step + 1 if number is None else number
         if not self.epoch_starts:
             self.epoch_starts.append(number)
@@ -70,7 +73,7 @@ class Timeline:
         if not warmup:
             index, self._measured = self._measured, self._measured + 1
         if self._sink is not None:
-            self._unsent.append(Point(number, 1, step_s, wait_s, warmup, index))
+            self._unsent.append(Point(number, 1, step_s, wait_s, warmup, index, end))
             if len(self._unsent) >= self.max_unsent:
                 self._sink(self.drain())
         last = self.points[-1] if self.points else None
@@ -79,7 +82,7 @@ class Timeline:
             last.step, last.n, last.step_s = number, last.n + 1, last.step_s + step_s
             last.wait_s = None if last.wait_s is None or wait_s is None else last.wait_s + wait_s
         else:
-            self.points.append(Point(number, 1, step_s, wait_s, warmup, index))
+            self.points.append(Point(number, 1, step_s, wait_s, warmup, index, end))
         if len(self.points) > self.max_points:
             self._coarsen()
 
@@ -145,7 +148,7 @@ class RunTimelines:
         if self._loop_iterator.get(key) != iterator_id:
             self._loop_iterator[key] = iterator_id
             tl.begin_epoch(number)  # a new iterator over the same pipeline: the next pass over the data
-        tl.add(t1 - (t0 if last_end is None else last_end), t1 - t0, warmup=not counted, number=number)
+        tl.add(t1 - (t0 if last_end is None else last_end), t1 - t0, warmup=not counted, number=number, end=t1)
 
     def attach(self, sink) -> None:
         """Keep full-resolution points of every timeline for `drain`; `sink(timeline, points)` takes
@@ -157,10 +160,11 @@ class RunTimelines:
     def fit_epoch_begin(self) -> None:
         self.fit.begin_epoch(self._fit_batches + 1)
 
-    def fit_batch_begin(self, step_s: float | None, counted: bool = True) -> None:
-        """Keras' on_train_batch_begin; `step_s` is the step that just ended (None at an epoch's first batch)."""
+    def fit_batch_begin(self, step_s: float | None, now: float | None = None, counted: bool = True) -> None:
+        """Keras' on_train_batch_begin at `now`; `step_s` is the step that just ended (None at an epoch's
+        first batch)."""
         if step_s is not None:
-            self.fit.add(step_s, None, warmup=not counted, number=self._fit_batches)
+            self.fit.add(step_s, None, warmup=not counted, number=self._fit_batches, end=now)
         self._fit_batches += 1
 
     def fit_wait(self, wait_s: float) -> None:

@@ -66,3 +66,16 @@ def test_unwritable_directory_switches_off_with_one_message(tmp_path, caplog):
         w.scalar("pipelint/step_time_ms", 1.0, 1)
         w.scalar("pipelint/step_time_ms", 1.0, 2)
     assert w.error and len([r for r in caplog.records if r.name == "pipelint"]) == 1
+
+
+def test_points_carry_the_time_their_step_ended(tmp_path):
+    import time
+    tl = Timeline()
+    tl.attach(lambda pts: None)
+    now = time.perf_counter()
+    tl.add(0.01, 0.005, end=now - 60.0)  # a step that ended a minute ago
+    w = tb.Writer(tb.run_dir(str(tmp_path)))
+    w.steps(tl.drain())
+    w.close()
+    (event,) = _load(tmp_path / "train").Tensors("pipelint/step_time_ms")
+    assert abs(event.wall_time - (time.time() - 60.0)) < 5.0
