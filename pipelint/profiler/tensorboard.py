@@ -25,7 +25,7 @@ from tensorboard.plugins.text.summary_v2 import text_pb
 from tensorboard.compat.proto import event_pb2
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from pipelint.profiler.session import WARMUP_MAX
+from pipelint.profiler.steps import WARMUP_MAX
 from pipelint.profiler.timeline import Point
 
 log = logging.getLogger("pipelint")
