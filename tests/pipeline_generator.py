@@ -426,8 +426,10 @@ def expected_findings(parsed: Parsed, codes=RULES) -> set[tuple[str, int, int, s
         if op.method == "map" and not op.parallel:
             add("PL101", op, "safe")
 
-        # PL104: a working op after an explicit prefetch, with only pass-through ops between.
-        if op.method not in ("prefetch", "take", "skip", "repeat"):
+        # PL104: a working op after an explicit prefetch, with only pass-through ops between,
+        # unless every path goes on to a later prefetch (the first one is an intermediate buffer).
+        prefetched_again = bool(tails) and all(any(t.method == "prefetch" for t in tail) for tail in tails)
+        if op.method not in ("prefetch", "take", "skip", "repeat") and not prefetched_again:
             for _, ops in prefixes:
                 for previous in reversed(ops):
                     if previous.method == "prefetch":

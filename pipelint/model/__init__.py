@@ -7,6 +7,7 @@ Rooms: `values` (what the model computes: `Op`, `Origin`, `DatasetPath`, `Consum
 Rules import from here: `from pipelint.model import PipelineModel, Op, DatasetPath`.
 """
 from pipelint.model.catalogue import (
+    COMBINER_OPS,
     BATCH_METHODS, DATASET_CONSTRUCTORS, DATASET_METHODS, DATASET_TRIGGERS, ELEMENTWISE_CALLS,
     ENDLESS_SOURCES, EPOCHS_ARGUMENT_SOURCES, FILE_NAME_SOURCES, FILE_SOURCES, IN_MEMORY_SOURCES,
     KERAS_DATASET_HELPERS, PY_FUNCTION_NAMES, TFDATA_ONLY_METHODS, TRAINING_METHODS, canonical,
@@ -17,15 +18,16 @@ from pipelint.model.queries import PipelineModel
 from pipelint.model.service import SHARD_HINT, ServiceHandOff
 from pipelint.model.syntax import dotted, find_arg, is_false, is_none, literal_int
 from pipelint.model.values import (
-    CallSite, Collection, CompileSite, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue,
-    Op, OpSite, Origin, batch_states,
+    LOOKS, NOT_TRAINING, CallSite, Collection, CompileSite, Consumer, DatasetPath, DatasetValue,
+    FunctionFacts, ObjectValue, Op, OpSite, Origin, batch_states,
 )
 
 __all__ = [
+    "COMBINER_OPS",
     "BATCH_METHODS", "DATASET_CONSTRUCTORS", "DATASET_METHODS", "DATASET_TRIGGERS",
     "ELEMENTWISE_CALLS", "ENDLESS_SOURCES", "EPOCHS_ARGUMENT_SOURCES", "FILE_NAME_SOURCES",
     "FILE_SOURCES", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS", "PY_FUNCTION_NAMES",
-    "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer",
+    "LOOKS", "NOT_TRAINING", "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer",
     "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite",
     "Origin", "PipelineModel", "SHARD_HINT", "ServiceHandOff", "batch_states", "canonical", "dotted", "find_arg", "is_false",
     "is_model_bound_optimizer", "is_none", "is_pydataset_base", "is_random_name", "literal_int",

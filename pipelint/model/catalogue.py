@@ -51,6 +51,16 @@ DATASET_CONSTRUCTORS = frozenset(
     }
     | {"tensorflow_datasets.load", "tensorflow_datasets.as_dataset"}
 )
+# Constructors that combine datasets: what each input did stays true of the combination, so the
+# result continues every input's paths (through an op named after the combiner, or `concatenate`).
+COMBINERS = frozenset(
+    {"tensorflow.data.Dataset." + name for name in ("zip", "sample_from_datasets", "choose_from_datasets")}
+    | {"tensorflow.data.experimental." + name for name in ("sample_from_datasets", "choose_from_datasets")}
+)
+COMBINER_OPS = frozenset({"zip", "sample_from_datasets", "choose_from_datasets", "concatenate"})
+# Calls that show a few elements of a dataset (a look, not a pass over it).
+PEEKING_CALLS = frozenset({"tensorflow_datasets.as_dataframe", "tensorflow_datasets.show_examples",
+                           "tensorflow_datasets.visualization.show_examples"})
 KERAS_DATASET_HELPERS = frozenset(
     {
         "keras.utils.image_dataset_from_directory",
@@ -150,10 +160,10 @@ SHAPE_BOUND_NAMES = frozenset({"reshape", "squeeze", "expand_dims"})
 
 # Keras optimizers: an instance is built for the variables of the first model it trains.
 OPTIMIZER_PREFIXES = ("keras.optimizers.", "tensorflow.optimizers.")
-# Keras 2 legacy optimizers keep per-variable slots in a dict and accept new variables; schedules
-# are not optimizers at all.
-_NOT_BOUND_TO_ONE_MODEL = (".legacy.", ".schedules.", "keras.optimizers.deserialize",
-                           "keras.optimizers.serialize")
+# Schedules are not optimizers at all. Legacy (Keras 2) optimizers do count: they accept new
+# variables, but a second model silently takes over the first one's step count and schedule
+# position (and Keras 3 has no legacy optimizers).
+_NOT_BOUND_TO_ONE_MODEL = (".schedules.", "keras.optimizers.deserialize", "keras.optimizers.serialize")
 
 
 def is_model_bound_optimizer(name: str | None) -> bool:

@@ -7,17 +7,54 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model.catalogue import DATASET_CONSTRUCTORS, KERAS_DATASET_HELPERS
+from pipelint.model.catalogue import COMBINERS, DATASET_CONSTRUCTORS, KERAS_DATASET_HELPERS
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import find_arg, is_false, is_none
+from pipelint.model.syntax import block_body, find_arg, is_false, is_none, literal_int
 from pipelint.model.values import (
     MAX_PATHS, Collection, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue, Op, OpSite,
     Origin, TfdsBuilder, datasets_in,
 )
 
 
+PEEK_LIMIT = 10  # `take(n)` of at most this many elements, iterated, is a look, not a loop
+
+
+def _small_count(take: Op) -> bool:
+    arg = take.arg("count", 0)
+    count = literal_int(arg.value) if arg is not None else None
+    return count is not None and 0 <= count <= PEEK_LIMIT
+
+
+_SHOWING = frozenset({"print", "pprint", "display", "show", "imshow", "title", "axis"})
+
+
+def _only_shows(loop: cst.For) -> bool:
+    """`for line in ds: print(line.numpy())`: a loop that only prints or plots what it reads."""
+    statements = block_body(loop.body)
+    for stmt in statements:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+                return False
+            func = small.value.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+            if name not in _SHOWING:
+                return False
+    return bool(statements)
+
+
+_SIDE_STREAMS = frozenset({"tensorflow.data.Dataset.counter", "tensorflow.data.Dataset.random",
+                           "tensorflow.data.experimental.Counter"})
+
+
 class Datasets(InterpreterState):
-    def _constructor_value(self, call: cst.Call, qualified: str, frame: Frame) -> object:
+    def _constructor_value(self, call: cst.Call, qualified: str, frame: Frame,
+                           arg_values: list[object] = ()) -> object:
+        if qualified in COMBINERS:
+            inputs = self._combined_inputs(call, arg_values)
+            if inputs is not None:
+                return self._apply_op(inputs, qualified.rsplit(".", 1)[-1], call, frame)
         if qualified in DATASET_CONSTRUCTORS:
             origin = self._origin(call, qualified)
             if qualified.startswith("tensorflow_datasets."):
@@ -38,6 +75,23 @@ class Datasets(InterpreterState):
                                  "keras.models.")):
             return ObjectValue(call, qualified, frame.loops, random=self._builds_random(call, qualified, frame))
         return None
+
+    @staticmethod
+    def _combined_inputs(call: cst.Call, arg_values: list[object]) -> DatasetValue | None:
+        """The known datasets `zip`/`sample_from_datasets`/`choose_from_datasets` combine, as one
+        value whose paths are the inputs' paths; None when none of them is known. A counter or a
+        random-seed stream zipped beside the data carries no examples (and zip stops with the
+        data), so its paths do not continue."""
+        zipping = call.func.attr.value == "zip" if isinstance(call.func, cst.Attribute) else False
+        paths: list[DatasetPath] = []
+        for arg, value in zip(call.args, arg_values):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword not in (None, "datasets"):
+                continue  # weights, seed, choice_dataset, name...
+            for dataset in datasets_in(value):
+                paths.extend(p for p in dataset.paths
+                             if not (zipping and p.origin.kind in _SIDE_STREAMS) and p not in paths)
+        return DatasetValue(tuple(paths[:MAX_PATHS])) if paths else None
 
     def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] = (),
                 parameter_of: str | None = None) -> Origin:
@@ -120,4 +174,9 @@ class Datasets(InterpreterState):
 
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:
         for dataset in datasets_in(value):
-            self._consume("for", stmt, dataset, iter_expr)
+            # `for x in ds.take(1)`: a look at a few elements, not a training loop.
+            # (A printing loop inside another loop, an epoch loop, stands for training.)
+            peek = (_only_shows(stmt) and not (self._frame and self._frame.loops)) or all(
+                path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])
+                for path in dataset.paths)
+            self._consume("peek" if peek else "for", stmt, dataset, iter_expr)

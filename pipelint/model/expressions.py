@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model.catalogue import DATASET_METHODS, TFDATA_ONLY_METHODS, TRAINING_METHODS
+from pipelint.model.catalogue import (
+    DATASET_METHODS, OPTIMIZER_PREFIXES, PEEKING_CALLS, TFDATA_ONLY_METHODS, TRAINING_METHODS,
+)
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import all_params, dotted, literal_int
+from pipelint.model.syntax import all_params, dotted, find_arg, literal_int
 from pipelint.model.values import (
-    LITERALS, CallSite, Collection, Constant, DatasetPath, DatasetValue, ObjectValue, TfdsBuilder,
+    LITERALS, CallSite, ClassRef, Collection, Constant, DatasetPath, DatasetValue, Keywords, ObjectValue,
+    TfdsBuilder,
     datasets_in,
 )
 
@@ -48,7 +51,9 @@ class Expressions(InterpreterState):
         if isinstance(expr, cst.Name):
             if expr.value in LITERALS and expr.value not in frame.env:
                 return LITERALS[expr.value]
-            return frame.env.get(expr.value)
+            if expr.value in frame.env:
+                return frame.env[expr.value]
+            return self._class_ref(expr)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             inner = self._eval(expr.expression, frame)
             return Constant(not inner.value) if isinstance(inner, Constant) else None
@@ -58,13 +63,23 @@ class Expressions(InterpreterState):
             key = dotted(expr)
             if key is not None and key in frame.env:
                 return frame.env[key]
-            self._eval(expr.value, frame)
-            return None
+            base = self._eval(expr.value, frame)
+            if isinstance(base, DatasetValue) and expr.attr.value == "element_spec":
+                self._consume("inspect", expr, base, expr.value)
+                return None
+            if expr.attr.value == "optimizer" and isinstance(base, ObjectValue) and base.kind is not None \
+                    and not base.kind.startswith(OPTIMIZER_PREFIXES):
+                return self._optimizer_of(base, frame)
+            return self._class_ref(expr)
         if isinstance(expr, cst.Subscript):
             base = self._eval(expr.value, frame)
             for element in expr.slice:
                 if isinstance(element.slice, cst.Index):
                     self._eval(element.slice.value, frame)
+            if isinstance(base, Keywords) and len(expr.slice) == 1 \
+                    and isinstance(expr.slice[0].slice, cst.Index) \
+                    and isinstance(expr.slice[0].slice.value, cst.SimpleString):
+                return base.get(expr.slice[0].slice.value.evaluated_value)
             if isinstance(base, Collection):
                 if base.is_mapping:
                     return base.items[0] if base.items else None
@@ -79,7 +94,10 @@ class Expressions(InterpreterState):
         if isinstance(expr, (cst.Lambda, cst.SimpleString, cst.Integer, cst.Float)):
             return None
         if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
-            # Comprehensions have their own scope; only record the calls they make.
+            # Comprehensions have their own scope; only record the calls they make, and a full
+            # pass over a dataset they iterate (`[x.numpy() for x in ds]`).
+            for dataset in datasets_in(self._eval(expr.for_in.iter, frame)):
+                self._consume("pass", expr, dataset, expr.for_in.iter)
             self._eval_children(expr, frame)
             return None
         if isinstance(expr, cst.IfExp):
@@ -89,6 +107,17 @@ class Expressions(InterpreterState):
             if isinstance(body, DatasetValue) and isinstance(orelse, DatasetValue):
                 return body.merged(orelse)
             return body if isinstance(body, DatasetValue) else orelse
+        if isinstance(expr, cst.Dict):
+            entries = []
+            for element in expr.elements:
+                if isinstance(element, cst.DictElement):
+                    self._eval(element.key, frame)
+                    value = self._eval(element.value, frame)
+                    if isinstance(element.key, cst.SimpleString):
+                        entries.append((element.key.evaluated_value, value))
+                else:
+                    self._eval(element.value, frame)
+            return Keywords(tuple(entries))
         if isinstance(expr, cst.NamedExpr):
             value = self._eval(expr.value, frame)
             self._bind(expr.target, value, frame, expr.value)
@@ -155,18 +184,36 @@ class Expressions(InterpreterState):
             receiver_value = self._eval(func.value, frame)
         arg_values = [self._eval(arg.value, frame) for arg in call.args]
 
+        if qualified in PEEKING_CALLS and arg_values:
+            for dataset in datasets_in(arg_values[0]):
+                self._consume("peek", call, dataset, call.args[0].value)
         if qualified is not None:
-            origin_value = self._constructor_value(call, qualified, frame)
+            origin_value = self._constructor_value(call, qualified, frame, arg_values)
             if origin_value is not None:
                 return origin_value
         if isinstance(func, cst.Name):
             name = func.value
             self._called_names.add(name)
-            if name in ("iter", "enumerate", "zip", "list") and name not in frame.env:
+            if name == "dict" and name not in frame.env:
+                return Keywords(tuple((a.keyword.value, v) for a, v in zip(call.args, arg_values)
+                                      if a.keyword is not None))
+            bound_class = frame.env.get(name)
+            if isinstance(bound_class, ClassRef):
+                # `optimizer_class(lr)` with `optimizer_class = tf.keras.optimizers.Adam`
+                return self._constructor_value(call, bound_class.kind, frame, arg_values)
+            if name in ("iter", "enumerate", "zip", "list", "next") and name not in frame.env:
                 if name == "iter":
                     for value in arg_values:
                         for dataset in datasets_in(value):
                             self._consume("iter", call, dataset, call.args[0].value)
+                elif name == "next" and call.args:
+                    # `next(iter(ds))`: one element, a look at the data, not a loop over it.
+                    for consumer in self.consumers:
+                        if consumer.kind == "iter" and consumer.node is call.args[0].value:
+                            consumer.kind = "peek"
+                elif name == "list" and arg_values:
+                    for dataset in datasets_in(arg_values[0]):
+                        self._consume("pass", call, dataset, call.args[0].value)
                 if name == "enumerate" and arg_values and isinstance(arg_values[0], DatasetValue):
                     return arg_values[0]
                 return None
@@ -174,7 +221,7 @@ class Expressions(InterpreterState):
             if helper is not None and name not in frame.env:
                 return self._inline(helper, call, arg_values, frame, frame.cls)
             if name in self._local_class_names and name not in frame.env:
-                return ObjectValue(call, None, frame.loops, local_class=True)
+                return self._instantiate(name, call, arg_values, frame)
             return None
         if method is None:
             return None
@@ -186,9 +233,29 @@ class Expressions(InterpreterState):
                 return self._inline(helper, call, arg_values, frame, frame.cls, bound=True)
             return None
         if isinstance(receiver_value, DatasetValue) and method in DATASET_METHODS:
+            if method == "concatenate" and arg_values:
+                # `a.concatenate(b)`: both inputs' paths go on through the concatenation.
+                for dataset in datasets_in(arg_values[0]):
+                    receiver_value = receiver_value.merged(dataset)
             return self._apply_op(receiver_value, method, call, frame)
+        if isinstance(receiver_value, ObjectValue) and receiver_value.cls is not None:
+            # `trainer.train(ds)`: a method of a class of this module, run with the call's values.
+            helper = self.methods.get(receiver_value.cls, {}).get(method)
+            if helper is not None:
+                self._called_names.add(method)
+                result = self._inline(helper, call, arg_values, frame, receiver_value.cls, bound=True)
+                if result is not None:
+                    return result
         if isinstance(receiver_value, TfdsBuilder) and method == "as_dataset":
             return self._tfds_result(call, self._origin(call, "tensorflow_datasets.builder.as_dataset"))
+        if isinstance(receiver_value, DatasetValue) and method == "cardinality":
+            self._consume("inspect", call, receiver_value, func.value)
+        elif method == "adapt" and arg_values:
+            # `layer.adapt(ds)`: one pass to build a vocabulary or statistics.
+            arg = find_arg(call, "data", 0)
+            if arg is not None:
+                for dataset in datasets_in(arg_values[call.args.index(arg)]):
+                    self._consume("adapt", call, dataset, arg.value)
         if method in TRAINING_METHODS:
             self._record_training_call(call, method, arg_values)
         elif method == "compile":
@@ -204,6 +271,28 @@ class Expressions(InterpreterState):
             # What a user's own class returns stays the user's own, however tf.data-like.
             return ObjectValue(call, None, frame.loops, local_class=True)
         return None
+
+    def _class_ref(self, expr: cst.BaseExpression) -> ClassRef | None:
+        """An optimizer class named, not called: kept so that calling the name later builds one."""
+        qualified = self.qualified_name(expr)
+        if qualified is not None and qualified.startswith(OPTIMIZER_PREFIXES) \
+                and qualified.rsplit(".", 1)[-1][:1].isupper():
+            return ClassRef(qualified)
+        return None
+
+    def _instantiate(self, name: str, call: cst.Call, arg_values: list[object], frame: Frame) -> object:
+        """`MyClass(...)` for a class of this module. A subclass of `tf.data.Dataset` that builds
+        itself in `__new__` (`return tf.data.Dataset.from_generator(...)`) is that dataset."""
+        cls = next((c for c in self.classes if c.name.value == name), None)
+        if cls is not None:
+            new = self.methods.get(cls, {}).get("__new__")
+            if new is not None and any(self.qualified_name(base.value) == "tensorflow.data.Dataset"
+                                       for base in cls.bases):
+                self._called_names.add("__new__")
+                value = self._inline(new, call, arg_values, frame, cls, bound=True)
+                if isinstance(value, DatasetValue):
+                    return value
+        return ObjectValue(call, None, frame.loops, local_class=True, cls=cls)
 
     def _scan_chain_for_evidence(self, call: cst.Call) -> None:
         """Mark the root of a method chain as a dataset when the chain is unmistakably tf.data.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from pipelint.model.values import Op, Origin
+from pipelint.model.values import ObjectValue, Op, Origin
 
 if TYPE_CHECKING:
     from pipelint.model.queries import PipelineModel
@@ -69,6 +69,8 @@ class InterpreterState:
         self._module_frame: Frame | None = None
         self._top: cst.CSTNode | None = None
         self._frame: Frame | None = None  # the frame being interpreted, for consumer context
+        #: The optimizer each model was compiled with (or came with), for `model.optimizer`.
+        self._model_optimizers: dict[ObjectValue, ObjectValue] = {}
 
     def _locate(self, *nodes: cst.CSTNode) -> None:
         top = self._top

@@ -11,29 +11,60 @@ import libcst as cst
 
 from pipelint.model.catalogue import ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, is_random_name
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import find_arg
-from pipelint.model.values import FunctionFacts, ObjectValue
+from pipelint.model.syntax import all_params, block_body, find_arg
+from pipelint.model.values import Collection, FunctionFacts, ObjectValue
 
 
 class MappedFunctions(InterpreterState):
     def _function_facts(self, fn: cst.BaseExpression, frame: Frame, depth: int = 0,
                         partial: bool = False) -> FunctionFacts:
         body: cst.CSTNode | None = None
+        instance: tuple[cst.ClassDef, cst.Call] | None = None
         if isinstance(fn, cst.Lambda):
             body = fn.body
         elif isinstance(fn, cst.Name):
             body = frame.locals_defs.get(fn.value) or self.functions.get(fn.value)
+            bound = frame.env.get(fn.value)
+            if body is None and isinstance(bound, ObjectValue) and bound.cls is not None \
+                    and isinstance(bound.node, cst.Call):
+                instance = (bound.cls, bound.node)  # `preprocess = Preprocess(train=True)`
         elif isinstance(fn, cst.Call) and self.qualified_name(fn.func) == "functools.partial" and fn.args:
             return self._function_facts(fn.args[0].value, frame, depth, partial=True)
+        elif isinstance(fn, cst.Call) and isinstance(fn.func, cst.Name) and fn.func.value in self._local_class_names:
+            cls = next((c for c in self.classes if c.name.value == fn.func.value), None)
+            if cls is not None:
+                instance = (cls, fn)  # `ds.map(Preprocess(train=True))`
         elif (isinstance(fn, cst.Attribute) and isinstance(fn.value, cst.Name)
               and fn.value.value == "self" and frame.cls is not None):
             body = self.methods.get(frame.cls, {}).get(fn.attr.value)
+        off: set[cst.CSTNode] = set()
+        if instance is not None:
+            # A callable object: its `__call__` is the mapped function; a branch on an attribute
+            # the constructor call sets to a literal (`train=False`) is followed as that literal.
+            body = self.methods.get(instance[0], {}).get("__call__")
+            if body is not None:
+                off = _switched_off(body, self.methods.get(instance[0], {}).get("__init__"), instance[1])
         if body is None:
             return FunctionFacts()
         collector = CallCollector.of(body)
         py_function = None
         randomness: cst.CSTNode | None = None
+
+        def absorb(inner: FunctionFacts) -> None:
+            nonlocal py_function, randomness
+            py_function = py_function or inner.py_function
+            randomness = randomness or inner.randomness
+
+        if isinstance(body, cst.FunctionDef) and depth < 2:
+            for decorator in body.decorators:
+                # A decorator of this module (`@map_decorator`) wraps every call of the function.
+                target = decorator.decorator
+                if isinstance(target, cst.Name) and (target.value in self.functions
+                                                     or target.value in frame.locals_defs):
+                    absorb(self._function_facts(target, frame, depth + 1))
         for call in collector.calls:
+            if call in off:
+                continue
             name = self.qualified_name(call.func)
             if name in PY_FUNCTION_NAMES and py_function is None:
                 py_function = call
@@ -43,17 +74,22 @@ class MappedFunctions(InterpreterState):
                 bound = frame.env.get(call.func.value)
                 if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                     randomness = call
-                elif depth < 2 and call.func.value in self.functions and bound is None:
-                    inner = self._function_facts(call.func, frame, depth + 1)
-                    py_function = py_function or inner.py_function
-                    randomness = randomness or inner.randomness
+                elif depth < 2 and bound is None and (call.func.value in self.functions
+                                                      or call.func.value in frame.locals_defs):
+                    absorb(self._function_facts(call.func, frame, depth + 1))
             elif name is None and isinstance(call.func, cst.Attribute):
                 bound = self._eval_quiet(call.func.value, frame)
                 if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                     randomness = call
+                elif (depth < 2 and isinstance(call.func.value, cst.Name) and call.func.value.value == "self"
+                      and frame.cls is not None and call.func.attr.value in self.methods.get(frame.cls, {})):
+                    absorb(self._function_facts(call.func, frame, depth + 1))
         for name_node in collector.names:
             bound = frame.env.get(name_node.value)
-            if isinstance(bound, ObjectValue) and bound.random and randomness is None:
+            if randomness is None and (
+                    (isinstance(bound, ObjectValue) and bound.random)
+                    or (isinstance(bound, Collection)
+                        and any(isinstance(item, ObjectValue) and item.random for item in bound.items))):
                 randomness = name_node
         wrapped_randomness = self._wrapped_randomness(py_function) if depth == 0 else None
         # Only what is written at the call: a partial's bound arguments change what it returns.
@@ -100,7 +136,8 @@ class MappedFunctions(InterpreterState):
 
 
 class CallCollector(cst.CSTVisitor):
-    """Every call in a body, every bare name passed as an argument, and every subscript."""
+    """Every call in a body, every bare name passed as an argument or looped over, and every
+    subscript."""
 
     def __init__(self) -> None:
         self.calls: list[cst.Call] = []
@@ -122,6 +159,64 @@ class CallCollector(cst.CSTVisitor):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         self.subscripts.append(node)
+
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.iter, cst.Name):  # `for layer in augmentation_layers: x = layer(x)`
+            self.names.append(node.iter)
+
+
+def _switched_off(call_method: cst.FunctionDef, init: cst.FunctionDef | None,
+                  construction: cst.Call) -> set[cst.CSTNode]:
+    """Calls inside `if self.flag:` (or `if not self.flag:`) blocks of `__call__` that never run
+    for this instance: `__init__` stores a parameter as `self.flag` and the constructor call passes
+    a literal True/False for it (or leaves a literal default)."""
+    if init is None:
+        return set()
+    params = all_params(init.params)[1:]
+    flags: dict[str, bool] = {}
+    for stmt in block_body(init.body):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.value, cst.Name)):
+                continue
+            target = small.targets[0].target
+            if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                    and target.value.value == "self"):
+                continue
+            index = next((i for i, p in enumerate(params) if p.name.value == small.value.value), None)
+            if index is None:
+                continue
+            arg = find_arg(construction, small.value.value, index)
+            value = arg.value if arg is not None else params[index].default
+            if isinstance(value, cst.Name) and value.value in ("True", "False"):
+                flags[target.attr.value] = value.value == "True"
+    if not flags:
+        return set()
+    off: set[cst.CSTNode] = set()
+    for node in _IfCollector.of(call_method.body):
+        test, negated = node.test, False
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, negated = test.expression, True
+        if (isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self"
+                and test.attr.value in flags and flags[test.attr.value] == negated):
+            off.update(CallCollector.of(node.body).calls)
+    return off
+
+
+class _IfCollector(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[cst.If] = []
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> list[cst.If]:
+        collector = cls()
+        node.visit(collector)
+        return collector.found
+
+    def visit_If(self, node: cst.If) -> None:
+        self.found.append(node)
 
 
 def returned_expression(fn: cst.BaseExpression,

@@ -12,7 +12,7 @@ import libcst as cst
 from pipelint.model.catalogue import is_model_bound_optimizer, is_pydataset_base, is_random_name
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import find_arg
-from pipelint.model.values import CallSite, CompileSite, DatasetValue, ObjectValue
+from pipelint.model.values import CallSite, Collection, CompileSite, DatasetValue, Keywords, ObjectValue
 
 
 class KerasFacts(InterpreterState):
@@ -44,14 +44,29 @@ class KerasFacts(InterpreterState):
 
     def _record_compile(self, call: cst.Call, receiver: object, arg_values: list[object],
                         frame: Frame) -> None:
-        optimizer = None
+        value: object = None
         arg = find_arg(call, "optimizer", 0)
         if arg is not None:
             value = arg_values[call.args.index(arg)]
-            if isinstance(value, ObjectValue):
-                optimizer = value
+        else:
+            for candidate, candidate_value in zip(call.args, arg_values):
+                if candidate.star == "**" and isinstance(candidate_value, Keywords):
+                    value = candidate_value.get("optimizer")  # `compile(**train_config)`
+        items = value.items if isinstance(value, Collection) and not value.is_mapping else (value,)
+        optimizers = tuple(item for item in items if isinstance(item, ObjectValue))
         model = receiver if isinstance(receiver, ObjectValue) else None
-        self.compiles.append(CompileSite(call, model, optimizer, frame.loops, frame.arms))
+        optimizer = optimizers[0] if optimizers else None
+        if model is not None and optimizer is not None:
+            self._model_optimizers.setdefault(model, optimizer)
+        self.compiles.append(CompileSite(call, model, optimizer, frame.loops, frame.arms, optimizers))
+
+    def _optimizer_of(self, model: ObjectValue, frame: Frame) -> ObjectValue:
+        """`model.optimizer`: the object compiled into `model` here, else the one it came with."""
+        known = self._model_optimizers.get(model)
+        if known is None:
+            known = self._model_optimizers[model] = ObjectValue(
+                model.node, "keras.optimizers.Optimizer", model.loops, owner=model)
+        return known
 
 
 class KerasQueries:

@@ -110,5 +110,15 @@ class PipelineModel(KerasQueries):
                         result.append(tail)
         return result
 
+    def consumers_of(self, op: Op) -> list[Consumer]:
+        """The consumers of datasets built through `op`."""
+        return [c for c in self.consumers if any(op in path.ops for path in c.value.paths)]
+
+    def only_used_for(self, op: Op, kinds: frozenset[str]) -> bool:
+        """Is every known use of what `op` builds one of these kinds? False when no use is known
+        (a dataset handed elsewhere may be trained on)."""
+        consumers = self.consumers_of(op)
+        return bool(consumers) and all(c.kind in kinds for c in consumers)
+
     def node_code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -153,6 +153,28 @@ class ObjectValue:
     loops: tuple[cst.CSTNode, ...]  # loops enclosing the creation
     random: bool = False  # a Keras Random* layer, or a model made of them
     local_class: bool = False  # an instance of a class defined in this module
+    cls: cst.ClassDef | None = None  # that class, when the instance was made by calling it
+    #: For `model.optimizer` read off a model the module never compiled here (a loaded or
+    #: cloned-from model): that model. The optimizer belongs to it.
+    owner: "ObjectValue | None" = None
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    """A class named without being called (`optimizer_class = tf.keras.optimizers.Adam`)."""
+
+    kind: str  # canonical qualified name
+
+
+@dataclass(frozen=True)
+class Keywords:
+    """A dict with literal string keys (`dict(loss="mse", optimizer=opt)`, `{"optimizer": opt}`),
+    followed so that `compile(**config)` and `config["optimizer"]` find their values."""
+
+    entries: tuple[tuple[str, object], ...]
+
+    def get(self, key: str) -> object:
+        return next((value for name, value in self.entries if name == key), None)
 
 
 @dataclass(frozen=True)
@@ -175,9 +197,21 @@ class OpSite:
     prefixes: list[DatasetPath] = field(default_factory=list)
 
 
+#: Uses that read a few elements or none at all: nothing for parallelism or prefetch to speed up.
+LOOKS = frozenset({"peek", "inspect"})
+#: Uses that never train on the data: the order of examples does not matter to them. (A full
+#: `pass` over the data, `list(ds)` or a comprehension, is not among them: it may be compared
+#: with something in order.)
+NOT_TRAINING = LOOKS | {"adapt", "validation", "evaluate", "predict"}
+
+
 @dataclass(eq=False)
 class Consumer:
-    kind: str  # fit, evaluate, predict, validation, for, iter, distribute, return
+    #: fit, evaluate, predict, validation (`validation_data`), for, iter, distribute, return, and
+    #: peek (`next(iter(ds))`, a `for` over `ds.take(n)` with a small n, a loop that only prints,
+    #: `tfds.as_dataframe`), inspect (`ds.element_spec`, `ds.cardinality()`), pass (`list(ds)`, a
+    #: comprehension over it) and adapt (`layer.adapt(ds)`).
+    kind: str
     node: cst.CSTNode  # the consuming call, `for` statement or `return`
     value: DatasetValue
     argument: cst.BaseExpression | None = None  # the expression that carried the dataset
@@ -194,6 +228,8 @@ class CompileSite:
     #: For each `if`/`match` around the call, which arm it is in: two calls in different arms
     #: of one statement never both run.
     arms: tuple[tuple[cst.CSTNode, int], ...] = ()
+    #: Every optimizer object passed (`optimizer=[opt_a, opt_b]` gives two), first one first.
+    optimizers: tuple[ObjectValue, ...] = ()
 
     def exclusive_with(self, other: "CompileSite") -> bool:
         mine = dict(self.arms)
@@ -226,6 +262,8 @@ def merge_values(a: object, b: object) -> object:
         return a
     if isinstance(a, DatasetValue) and isinstance(b, DatasetValue):
         return a.merged(b)
+    if isinstance(b, DatasetValue) and isinstance(a, Constant) and a.value is None:
+        return b  # `ds = None` before a loop or branch that builds the dataset
     if isinstance(a, Collection) and isinstance(b, Collection) and len(a.items) == len(b.items) \
             and a.is_mapping == b.is_mapping:
         return Collection(tuple(merge_values(x, y) for x, y in zip(a.items, b.items)), a.is_mapping)

@@ -1,4 +1,5 @@
 from pipelint.diagnostics import Applicability
+from pipelint.model import LOOKS
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
@@ -10,7 +11,9 @@ class MapWithoutParallelism(Rule):
     docs = """\
 ## What it does
 Flags `tf.data.Dataset.map(...)` calls that pass no `num_parallel_calls` (neither by keyword nor as
-the second positional argument).
+the second positional argument). A map whose dataset is only looked at (`next(iter(ds))`, a loop
+over `ds.take(n)` with a small `n`, `element_spec`) is not reported; one that feeds a full pass
+(`fit`, `evaluate`, `adapt`, `list(ds)`) is.
 
 ## Why is this bad?
 Without `num_parallel_calls` the map is sequential by contract. TensorFlow's default
@@ -72,6 +75,14 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             def map(self, f):
                 return f
         Table().map(len)
+        """,
+        # only peeked at: one element, nothing for parallelism to speed up
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).batch(8).prefetch(2)
+        normalized = ds.map(lambda x: x / 255)
+        print(next(iter(normalized)))
+        print(normalized.element_spec)
         """,
     )
     INVALID = (
@@ -151,6 +162,8 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 continue  # `map(f, **kwargs)` may well carry it
             if site.op.facts.py_function is not None:
                 continue  # a Python function stays serial whatever the argument: PL106 says so
+            if ctx.model.only_used_for(site.op, LOOKS):
+                continue  # only looked at (a peek, `adapt`, `element_spec`): no loop to speed up
             message = (
                 "`map` without `num_parallel_calls`: it runs serially unless tf.data can prove the "
                 "function stateless; pass `num_parallel_calls=tf.data.AUTOTUNE`"

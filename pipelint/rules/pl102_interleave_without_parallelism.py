@@ -3,6 +3,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
+from pipelint.model import LOOKS
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
@@ -173,6 +174,8 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 continue
             if any(a.star for a in call.args):
                 continue  # `interleave(f, *args, **kwargs)` may well carry it
+            if ctx.model.only_used_for(site.op, LOOKS):
+                continue  # only looked at: a few elements, no loop to speed up
             message = (
                 "`interleave` without `num_parallel_calls` reads its inputs one at a time on one "
                 "thread; pass `num_parallel_calls=tf.data.AUTOTUNE`"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import BATCH_METHODS, IN_MEMORY_SOURCES, DatasetPath, Op, Origin
+from pipelint.model import BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, DatasetPath, Op, Origin
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import append_call
 
@@ -30,7 +30,7 @@ def _trimmed(path: DatasetPath) -> tuple[Op, ...]:
 def _ends_well(path: DatasetPath) -> bool:
     """Does this path already end in a prefetch, or in a stage that buffers on its own?"""
     ops = _trimmed(path)
-    if not ops:
+    if all(op.name in COMBINER_OPS for op in ops):  # no ops, or only zips of bare sources
         # A bare parameter or an unidentified root: its producer may well have prefetched it.
         # A bare in-memory source (`for epoch in tf.data.Dataset.range(n)`) has no work to overlap.
         return path.origin.kind in ("parameter", "unknown") or path.origin.kind in IN_MEMORY_SOURCES
@@ -274,6 +274,39 @@ when autotuning or that rewrite is off, and documents it.
                 return (tf.data.TFRecordDataset(files)
                         .map(parse)
                         .batch(32).prefetch(tf.data.AUTOTUNE))
+            """,
+        ),
+        # a tf.data.Dataset subclass, iterated by a method of a local class
+        Invalid(
+            """
+            import tensorflow as tf
+
+            class Rows(tf.data.Dataset):
+                def __new__(cls, path):
+                    return tf.data.TFRecordDataset(path).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+
+            class Trainer:
+                def train(self, dataset):
+                    for batch in dataset:
+                        self.step(batch)
+
+            Trainer().train(Rows('train.tfrecord').batch(32))
+            """,
+            line=12, column=40, end_column=45,
+            message="dataset fed to a training loop does not end in `prefetch`",
+            fixed="""
+            import tensorflow as tf
+
+            class Rows(tf.data.Dataset):
+                def __new__(cls, path):
+                    return tf.data.TFRecordDataset(path).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+
+            class Trainer:
+                def train(self, dataset):
+                    for batch in dataset:
+                        self.step(batch)
+
+            Trainer().train(Rows('train.tfrecord').batch(32).prefetch(tf.data.AUTOTUNE))
             """,
         ),
     )

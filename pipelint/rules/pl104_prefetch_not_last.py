@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import Op
+from pipelint.model import LOOKS, Op, OpSite, literal_int
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -12,6 +12,15 @@ from pipelint.rules.rewrite import swap_adjacent
 _PASS_THROUGH = frozenset({"with_options", "prefetch", "take", "skip", "repeat", "assert_cardinality"})
 # `apply` of these belongs after the prefetch (they move elements to a device or a service).
 _LAST_TRANSFORMS = ("prefetch_to_device", "copy_to_device", "tensorflow.data.experimental.service.")
+
+
+def _caches_a_sample(site: OpSite) -> bool:
+    """`ds.take(1).cache().repeat()`: one element replayed on purpose (fake-data benchmarks); the
+    cache is filled once and then costs nothing."""
+    return bool(site.prefixes) and all(
+        path.ops and path.ops[-1].name == "take" and site.op.receiver is path.ops[-1].call
+        and (arg := path.ops[-1].arg("count", 0)) is not None and literal_int(arg.value) == 1
+        for path in site.prefixes)
 
 
 class PrefetchNotLast(Rule):
@@ -25,7 +34,10 @@ Flags a transformation that comes after an explicit `prefetch` on the same pipel
 work per element (`with_options`, another `prefetch`, `take`, `skip`, `repeat`,
 `assert_cardinality`) and device/service transfers applied with `apply` are allowed after it. The
 implicit prefetch of the Keras `*_dataset_from_directory` helpers is not considered here (see
-PL103).
+PL103). A `prefetch(n)` that a later `prefetch` follows on every path is a deliberate
+intermediate buffer (`.prefetch(64).batch(32).map(f).prefetch(AUTOTUNE)`), so what runs between
+the two is not reported; neither is a dataset only looked at (`next(iter(ds))`, `element_spec`)
+nor a `take(1).cache()` that replays one element on purpose.
 
 ## Why is this bad?
 `prefetch` decouples the producer from the consumer only for the work done before it. A `map`,
@@ -83,6 +95,18 @@ instead of examples, say), so memory use can grow by the batch size.
             def batch(self, n):
                 return self
         Loader().prefetch(2).batch(4)
+        """,
+        # an intermediate buffer before batching; the pipeline still ends with prefetch
+        """
+        import tensorflow as tf
+        ds = (tf.data.TFRecordDataset(['a']).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+              .prefetch(64).batch(32).prefetch(tf.data.AUTOTUNE))
+        """,
+        # one batch replayed for a fake-data benchmark
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).batch(32).prefetch(2)
+        ds = ds.take(1).cache().repeat()
         """,
     )
     INVALID = (
@@ -148,10 +172,16 @@ instead of examples, say), so memory use can grow by the batch size.
             op = site.op
             if op.implicit or op.name in _PASS_THROUGH or self._last_transform(ctx, op):
                 continue
+            excused: bool | None = None  # asked only where a prefetch comes before the op
             for prefix in site.prefixes:
                 prefetch = self._prefetch_before(ctx, prefix.ops)
                 if prefetch is None or id(op) in reported:
                     continue
+                if excused is None:
+                    excused = (self._prefetched_again(ctx, op) or ctx.model.only_used_for(op, LOOKS)
+                               or (op.name == "cache" and _caches_a_sample(site)))
+                if excused:
+                    break
                 reported.add(id(op))
                 fix = None
                 receiver = op.receiver
@@ -163,6 +193,21 @@ instead of examples, say), so memory use can grow by the batch size.
                     "overlap prefetch gives; move `prefetch` to the end of the pipeline",
                     fix,
                 )
+
+    @staticmethod
+    def _prefetched_again(ctx: RuleContext, op: Op) -> bool:
+        """Does a later `prefetch` follow `op` on every path? Then the earlier one is a deliberate
+        intermediate buffer (`prefetch(n)` before batching), not a misplaced last stage. The paths
+        are those of the datasets consumed through `op` (a path may end at `op` itself), else the
+        complete continuations after it."""
+        tails = [path.ops[path.ops.index(op) + 1:]
+                 for consumer in ctx.model.consumers_of(op) for path in consumer.value.paths if op in path.ops]
+        if not tails:
+            partial = ctx.model.continuations(op)
+            # `continuations` lists every partial tail; only the complete ones say how a path ends.
+            tails = [t for t in partial if not any(len(o) > len(t) and o[:len(t)] == t for o in partial)]
+        return bool(tails) and all(
+            any(later.name == "prefetch" and not later.implicit for later in tail) for tail in tails)
 
     def _prefetch_before(self, ctx: RuleContext, ops: tuple[Op, ...]) -> Op | None:
         """The explicit prefetch this op follows, with only pass-through ops in between."""

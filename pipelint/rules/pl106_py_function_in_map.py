@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from pipelint.model import LOOKS
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 _SHORT_NAMES = {
@@ -126,13 +127,32 @@ No automatic fix.
             line=7, column=37, end_column=40,
             message="`tf.numpy_function` in the `map` function runs Python under the GIL",
         ),
+        # through a decorator of this module
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def wrap(func):
+                def wrapper(*args):
+                    return tf.py_function(func, inp=args, Tout=tf.float32)
+                return wrapper
+
+            @wrap
+            def slow(x):
+                return x
+
+            ds = tf.data.Dataset.range(8).map(slow)
+            """,
+            line=12, column=31, end_column=34,
+            message="`tf.py_function` in the `map` function",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
         for site in ctx.model.ops("map", "interleave", "flat_map", "filter"):
             call = site.op.facts.py_function
-            if call is None:
-                continue
+            if call is None or ctx.model.only_used_for(site.op, LOOKS):
+                continue  # (a dataset only looked at runs the function a few times)
             name = _SHORT_NAMES.get(ctx.model.qualified_name(call.func) or "", "tf.py_function")
             ctx.report(
                 site.op.name_node,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import Op, batch_states
+from pipelint.model import NOT_TRAINING, Op, batch_states, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -10,6 +10,14 @@ from pipelint.rules.rewrite import swap_adjacent
 def _reshuffled_examples(tail: tuple[Op, ...], batched: bool) -> bool:
     """Does this continuation shuffle examples (not batches) again?"""
     return any(op.name == "shuffle" and not in_batches for op, in_batches in batch_states(tail, batched))
+
+
+def _one_element_cached(site) -> bool:
+    cache = site.op
+    return bool(site.prefixes) and all(
+        path.ops and path.ops[-1].name == "take" and path.ops[-1].call is cache.receiver
+        and (arg := path.ops[-1].arg("count", 0)) is not None and literal_int(arg.value) == 1
+        for path in site.prefixes)
 
 
 class CacheAfterShuffle(Rule):
@@ -21,7 +29,13 @@ class CacheAfterShuffle(Rule):
 Flags a `cache()` that comes after a `shuffle()` on the same dataset path, unless that shuffle
 passes `reshuffle_each_iteration=False` (a deliberate fixed order) or the cached examples are
 shuffled again after the cache (shuffling batches after it does not count). The per-epoch shuffle
-that Keras `*_dataset_from_directory` helpers apply by default counts too.
+that Keras `*_dataset_from_directory` helpers apply by default counts too. A `take(1).cache()`
+(one element, replayed on purpose) is not reported.
+
+A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
+look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
+`cardinality()`), `list(ds)` or `layer.adapt(ds)` is left alone: example order only matters
+to training. A dataset with no known use (returned, stored) is still checked.
 
 ## Why is this bad?
 `cache()` records the elements of the first full pass in the order they arrived and replays that
@@ -88,6 +102,14 @@ a file-backed cache written by the old order must be rebuilt.
         @functools.cache
         def load():
             return tf.constant(1)
+        """,
+        # a validation set: the order of its examples does not matter
+        """
+        from tensorflow import keras
+        train = keras.utils.image_dataset_from_directory('d', subset='training', validation_split=0.2, seed=1)
+        val = keras.utils.image_dataset_from_directory('d', subset='validation', validation_split=0.2, seed=1)
+        val = val.cache().prefetch(2)
+        model.fit(train, validation_data=val)
         """,
     )
     INVALID = (
@@ -158,6 +180,10 @@ a file-backed cache written by the old order must be rebuilt.
         model = ctx.model
         for site in model.ops("cache"):
             cache = site.op
+            if model.only_used_for(cache, NOT_TRAINING):
+                continue  # validation, evaluation, prediction or a look: example order does not matter
+            if _one_element_cached(site):
+                continue  # `take(1).cache().repeat()`: one element (a fake-data batch) has no order
             shuffles: list[Op] = []
             for path in site.prefixes:
                 for op in path.all_ops():

@@ -76,6 +76,22 @@ No automatic fix.
         import tensorflow as tf
         values = list(map(lambda v: v * random.random(), [1, 2]))
         """,
+        # the same object built with train=False never draws
+        """
+        import tensorflow as tf
+
+        class Preprocess:
+            def __init__(self, train):
+                self.train = train
+
+            def __call__(self, image, label):
+                if self.train:
+                    image = tf.image.random_flip_left_right(image)
+                return image, label
+
+        ds = tf.data.Dataset.from_tensor_slices((images, labels))
+        ds = ds.map(Preprocess(train=False), num_parallel_calls=tf.data.AUTOTUNE).cache()
+        """,
     )
     INVALID = (
         Invalid(
@@ -144,6 +160,38 @@ No automatic fix.
             """,
             line=5, column=9, end_column=14,
             message="`cache()` after a `map` that draws random numbers (`tf.random.normal`)",
+        ),
+        # a callable preprocessing object whose `__call__` flips when built with train=True
+        Invalid(
+            """
+            import tensorflow as tf
+
+            class Preprocess:
+                def __init__(self, train):
+                    self.train = train
+
+                def __call__(self, image, label):
+                    if self.train:
+                        image = tf.image.random_flip_left_right(image)
+                    return image, label
+
+            ds = tf.data.Dataset.from_tensor_slices((images, labels))
+            ds = ds.map(Preprocess(train=True), num_parallel_calls=tf.data.AUTOTUNE).cache()
+            """,
+            line=13, column=74, end_column=79,
+            message="`cache()` after a `map` that draws random numbers",
+        ),
+        # a zip keeps what its inputs did
+        Invalid(
+            """
+            import tensorflow as tf
+            flip = tf.keras.layers.RandomFlip('horizontal')
+            images = tf.data.TFRecordDataset(['a']).map(lambda x: flip(x), num_parallel_calls=tf.data.AUTOTUNE)
+            labels = tf.data.TFRecordDataset(['b'])
+            pairs = tf.data.Dataset.zip((images, labels)).cache()
+            """,
+            line=5, column=47, end_column=52,
+            message="`cache()` after a `map` that draws random numbers",
         ),
     )
 

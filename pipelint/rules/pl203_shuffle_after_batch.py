@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import BATCH_METHODS, DatasetPath, Op
+from pipelint.model import BATCH_METHODS, NOT_TRAINING, DatasetPath, Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -45,6 +45,11 @@ in between, including the batch that Keras `*_dataset_from_directory` helpers ap
 A batch of examples that were already shuffled before batching (with no `cache()` freezing that
 order) is left alone: shuffling such batches again is a deliberate, cheap extra mix (as with
 length-bucketed batches).
+
+A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
+look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
+`cardinality()`), `list(ds)` or `layer.adapt(ds)` is left alone: example order only matters
+to training. A dataset with no known use (returned, stored) is still checked.
 
 ## Why is this bad?
 After `batch`, each element is a whole batch: `shuffle` then permutes batches, and the same
@@ -101,6 +106,12 @@ buffer then counts examples instead of batches, and batch composition changes ev
         b = Batcher().batch(4).shuffle(2)
         random.shuffle([1, 2])
         """,
+        # only evaluated: batch order does not matter to evaluate
+        """
+        import tensorflow as tf
+        test = tf.data.TFRecordDataset(['test']).batch(64).shuffle(8)
+        model.evaluate(test)
+        """,
     )
     INVALID = (
         Invalid(
@@ -153,6 +164,8 @@ buffer then counts examples instead of batches, and batch composition changes ev
         model = ctx.model
         for site in model.ops("shuffle"):
             shuffle = site.op
+            if model.only_used_for(shuffle, NOT_TRAINING):
+                continue  # validation, evaluation, prediction or a look: example order does not matter
             batches = [b for b in (_pending_batch(path) for path in site.prefixes) if b is not None]
             if not batches:
                 continue

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import Op, literal_int
+from pipelint.model import NOT_TRAINING, Op, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -21,6 +21,11 @@ class RepeatBeforeShuffle(Rule):
 ## What it does
 Flags a `shuffle()` that comes after a `repeat()` on the same dataset path (`repeat(1)` and
 `repeat(0)` do not count).
+
+A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
+look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
+`cardinality()`), `list(ds)` or `layer.adapt(ds)` is left alone: example order only matters
+to training. A dataset with no known use (returned, stored) is still checked.
 
 ## Why is this bad?
 `repeat` before `shuffle` turns the epochs into one stream and the shuffle buffer mixes across
@@ -77,6 +82,12 @@ while the shuffle buffer refills.
             def shuffle(self, n):
                 return self
         Loader().repeat().shuffle(3)
+        """,
+        # only used to adapt a vocabulary: epochs do not matter
+        """
+        import tensorflow as tf
+        texts = tf.data.TextLineDataset(['corpus.txt']).repeat(2).shuffle(1000)
+        vectorizer.adapt(texts)
         """,
     )
     INVALID = (
@@ -135,6 +146,8 @@ while the shuffle buffer refills.
         model = ctx.model
         for site in model.ops("shuffle"):
             shuffle = site.op
+            if model.only_used_for(shuffle, NOT_TRAINING):
+                continue  # validation, evaluation, prediction or a look: example order does not matter
             repeat = next((op for path in site.prefixes for op in path.ops
                            if op.name == "repeat" and _repeats(op)), None)
             if repeat is None:

@@ -4,7 +4,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from pipelint.model import BATCH_METHODS, FILE_NAME_SOURCES, DatasetPath, Op, find_arg, literal_int
+from pipelint.model import BATCH_METHODS, FILE_NAME_SOURCES, NOT_TRAINING, DatasetPath, Op, find_arg, literal_int
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
 # Ops that never produce more elements than they receive.
@@ -104,6 +104,11 @@ be no larger than the buffer (`Dataset.range(10).shuffle(10)`), when the shuffle
 (that is `shuffle-after-batch`), and when its elements are file names or other sources that an
 `interleave`/`flat_map` opens next.
 
+A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
+look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
+`cardinality()`), `list(ds)` or `layer.adapt(ds)` is left alone: example order only matters
+to training. A dataset with no known use (returned, stored) is still checked.
+
 ## Why is this bad?
 `shuffle` keeps a buffer of `buffer_size` elements and emits a random one from it, refilling from
 upstream. With a small buffer an element can move only a few places from where it was read, so
@@ -161,6 +166,12 @@ No automatic fix.
                 return self
         Deck().shuffle(2)
         """,
+        # only predicted on: no training order to mix
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).shuffle(8).batch(32)
+        model.predict(ds)
+        """,
     )
     INVALID = (
         Invalid(
@@ -209,6 +220,8 @@ No automatic fix.
         minimum = ctx.options.get("min-buffer-size", 100)
         for site in model.ops("shuffle"):
             shuffle = site.op
+            if model.only_used_for(shuffle, NOT_TRAINING):
+                continue  # validation, evaluation, prediction or a look: example order does not matter
             arg = shuffle.arg("buffer_size", 0)
             size = literal_int(arg.value) if arg is not None else None
             if size is None or size < 1:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model import CompileSite, PipelineModel, find_arg
+from pipelint.model import CompileSite, ObjectValue, PipelineModel, find_arg
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 
@@ -10,14 +10,23 @@ class OptimizerReuse(Rule):
     code = "PL401"
     summary = "One optimizer instance is compiled into two different Keras models."
     fixable = None
-    triggers = ("optimizers",)  # an optimizer object must be built for one to be reused
+    # An optimizer object must be built (`optimizers.`), or read off a model and passed on
+    # (`base.optimizer,`), to be reused.
+    triggers = ("optimizers", ".optimizer,", ".optimizer)", ".optimizer ")
     required = ("compile(",)
     docs = """\
 ## What it does
 Flags `model.compile(optimizer=opt)` when the same optimizer object `opt` was already compiled into
 a different model, or when an optimizer created outside a loop is compiled, inside that loop, into
 a model that the loop creates anew on each iteration (cross-validation folds, hyper-parameter
-sweeps).
+sweeps, ensembles), or when one object appears twice in `optimizer=[opt, opt]`.
+
+The optimizer object is followed the way projects pass it around: a local factory that returns a
+constructor call (one object per call), any optimizer namespace (`keras.optimizers.*`,
+`keras.optimizers.legacy.*`, `tf.compat.v1.keras.optimizers.*`, `...experimental.*`), a class
+bound to a name and called later (`optimizer_class(0.01)`), a config dict passed as
+`compile(**config)`, and another model's `.optimizer` (`clone.compile(optimizer=base.optimizer)`
+after `keras.models.clone_model(base)`).
 
 ## Why is this bad?
 A Keras 3 optimizer (and the "new" optimizer of TF 2.11+) builds its slot variables (momentum,
@@ -114,14 +123,24 @@ No automatic fix.
             model = keras.Sequential([keras.layers.Dense(8)])
             model.compile(optimizer=opt, loss='mse')
         """,
-        # Keras 2 legacy optimizers accept new variables
+        # `keras.optimizers.get` and a factory called per model give fresh instances
         """
-        import tensorflow as tf
-        opt = tf.keras.optimizers.legacy.Adam()
-        a = tf.keras.Sequential([tf.keras.layers.Dense(1)])
-        b = tf.keras.Sequential([tf.keras.layers.Dense(1)])
-        a.compile(opt)
-        b.compile(opt)
+        import keras
+
+        def make_opt():
+            return keras.optimizers.Ftrl(learning_rate=0.05)
+
+        for rate in (1e-3, 1e-4):
+            a = keras.Sequential([keras.layers.Dense(1)])
+            a.compile(optimizer=keras.optimizers.get('adam'), loss='mse')
+            b = keras.Sequential([keras.layers.Dense(1)])
+            b.compile(optimizer=make_opt(), loss='mse')
+        """,
+        # a model recompiled with its own optimizer
+        """
+        import keras
+        model = keras.models.load_model('model.keras')
+        model.compile(optimizer=model.optimizer, loss='mae')
         """,
         # re.compile and friends are not Keras
         """
@@ -204,6 +223,53 @@ No automatic fix.
             line=5, column=29, end_column=32,
             message="optimizer `opt` is created outside this loop but compiled",
         ),
+        # legacy optimizers too: the second model takes over the first one's step count
+        Invalid(
+            """
+            import tensorflow as tf
+            opt = tf.keras.optimizers.legacy.Adam()
+            a = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            b = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            a.compile(opt)
+            b.compile(opt)
+            """,
+            line=6, column=11, end_column=14,
+            message="optimizer `opt` was already compiled into `a`",
+        ),
+        # a clone compiled with the original's optimizer (the original was trained with it)
+        Invalid(
+            """
+            import keras
+            base = keras.models.load_model('base.keras')
+            clone = keras.models.clone_model(base)
+            clone.compile(optimizer=base.optimizer, loss='mse')
+            """,
+            line=4, column=25, end_column=39,
+            message="`base.optimizer` is the optimizer of another model",
+        ),
+        # one object for both towers, a class bound to a name, a config dict in a loop
+        Invalid(
+            """
+            import keras
+            opt = keras.optimizers.Adam()
+            model = keras.Sequential([keras.layers.Dense(1)])
+            model.compile(optimizer=[opt, opt], loss='mse')
+            """,
+            line=4, column=25, end_column=35,
+            message="one optimizer object is passed twice",
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            optimizer_class = tf.compat.v1.keras.optimizers.Adagrad
+            config = dict(loss='mse', optimizer=optimizer_class(0.01))
+            for units in (16, 32):
+                member = tf.keras.Sequential([tf.keras.layers.Dense(units)])
+                member.compile(**config)
+            """,
+            line=6, column=5, end_column=29,
+            message="optimizer `optimizer` is created outside this loop",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -218,9 +284,10 @@ No automatic fix.
         for index, site in enumerate(sites):
             if site.call in reported:
                 continue
-            message = self._shared_with_other_model(site, sites[:index], model)
-            if message is None:
-                message = self._loop_reuse(site, model)
+            message = (self._twice_in_one_compile(site, model)
+                       or self._taken_from_other_model(site, model)
+                       or self._shared_with_other_model(site, sites[:index], model)
+                       or self._loop_reuse(site, model))
             if message is None:
                 continue
             reported.add(site.call)
@@ -228,8 +295,29 @@ No automatic fix.
             ctx.report(arg.value if arg is not None else site.call, message)
 
     @staticmethod
+    def _twice_in_one_compile(site: CompileSite, model: PipelineModel) -> str | None:
+        seen: list[ObjectValue] = []
+        for optimizer in site.optimizers:
+            if any(optimizer is other for other in seen) and model.is_model_bound_optimizer(optimizer):
+                return (f"one optimizer object is passed twice in `{_name_of(site, model)}`: each "
+                        f"output's variables need their own optimizer; create one instance per entry")
+            seen.append(optimizer)
+        return None
+
+    @staticmethod
+    def _taken_from_other_model(site: CompileSite, model: PipelineModel) -> str | None:
+        owner = site.optimizer.owner
+        if owner is None or owner is site.model:
+            return None
+        return (f"`{_name_of(site, model)}` is the optimizer of another model, built for that model's "
+                f"variables: `fit` raises \"Unknown variable\"; compile this model with a new "
+                f"optimizer instance (e.g. `type(opt).from_config(opt.get_config())`)")
+
+    @staticmethod
     def _shared_with_other_model(site: CompileSite, earlier: list[CompileSite],
                                  model: PipelineModel) -> str | None:
+        if any(other.optimizer is site.optimizer and other.model is site.model for other in earlier):
+            return None  # the optimizer's own model, recompiled: a later compile elsewhere is the reuse
         for other in earlier:
             if other.optimizer is not site.optimizer or other.model is site.model:
                 continue
