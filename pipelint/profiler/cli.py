@@ -20,8 +20,9 @@ import click
               help="Repeat the live input-bound warning at most every N steps.")
 @click.option("--no-live-warnings", is_flag=True, help="Do not log input-bound warnings while training.")
 @click.option("--xprof", "xprof_dir", type=click.Path(file_okay=False),
-              help="Also capture an XProf trace of the run into this directory"
-                   " (open with `tensorboard --logdir DIR` or `xprof --logdir DIR`).")
+              help="Also capture an XProf trace of the run into this directory, with step markers,"
+                   " and report XProf's input-bound figure and step time beside pipelint's"
+                   " (open the trace with `tensorboard --logdir DIR` or `xprof --logdir DIR`).")
 @click.option("--logdir", "log_dir", type=click.Path(file_okay=False),
               help="Write per-step scalars and the report for TensorBoard: into the run of the script's"
                    " Keras TensorBoard callback when it has one, else into DIR/train.")
