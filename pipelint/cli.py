@@ -332,10 +332,11 @@ def show_rule(code: str) -> None:
 
 def _register_profiler() -> None:
     try:
-        from pipelint.profiler.cli import profile_command
+        from pipelint.profiler.cli import profile_command, profile_merge_command
     except ImportError:  # the profiler package is optional at import time
         return
     main.add_command(profile_command)
+    main.add_command(profile_merge_command)
 
 
 _register_profiler()

@@ -97,3 +97,21 @@ def _verify(script, args, json_path, html_path, steps, rounds, unsafe_fixes) -> 
 
 def main() -> None:  # `python -m pipelint.profiler`
     profile_command(prog_name="pipelint profile")
+
+
+@click.command("profile-merge")
+@click.argument("reports", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the merged view as JSON.")
+def profile_merge_command(reports, json_path) -> None:
+    """Combine the JSON reports of a multi-worker job's workers into one view (no TensorFlow)."""
+    from pipelint.profiler.merge import MergeError, load, merge, render_text
+
+    try:
+        merged = merge(load(list(reports)))
+    except MergeError as exc:
+        click.echo(f"pipelint profile-merge: {exc}", err=True)
+        sys.exit(2)
+    click.echo(render_text(merged))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as fh:
+            json.dump(merged, fh, indent=1)

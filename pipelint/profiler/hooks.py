@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from pipelint.profiler import service
 from pipelint.profiler.pytimer import PyTimer, timed_call, timed_generator
 from pipelint.profiler.session import Session
 
@@ -244,6 +245,8 @@ def _recording_wrapper(func: Callable, name: str) -> Callable:
             _tls.free = False
         try:
             extra = _call_facts(name, args, kwargs)
+            if name == "apply":
+                extra.update(service.apply_facts(args, result))
             if timers:
                 extra["py_timers"] = timers
             path, line, via = site or caller_site()

@@ -6,7 +6,8 @@ import os
 import sys
 from typing import Any
 
-from pipelint.profiler import advice, memory
+from pipelint.profiler import advice, memory, service
+from pipelint.profiler.merge import worker_identity
 from pipelint.profiler.stages import merge
 
 
@@ -25,6 +26,7 @@ def _environment() -> dict[str, Any]:
         env["keras"] = getattr(keras, "__version__", None)
     mem = memory.mem_available()
     env["mem_available_bytes"] = mem
+    env["worker"] = worker_identity()  # TF_CONFIG's task, for `pipelint profile-merge`
     return env
 
 
@@ -68,6 +70,14 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         # Nothing in the pipeline is worth a change: no bottleneck, only memory advice.
         suggestions = [s for s in suggestions if s["expected_speedup"] is None]
     b = None if verdict == "model-bound" else advice.bottleneck(figs)
+    data_service = service.section(session, pipe, figs, step_ms, wait_ms, fraction, cores_used, cpus,
+                                   advice.INPUT_BOUND)
+    top = service.suggestion(data_service, cpus)
+    if top is not None:
+        rest = [s for s in suggestions if s["action"] != "data-service"]
+        # This host is spent: moving input off it comes first, unless stages the service cannot
+        # run must be rewritten before (their own suggestions lead, then this one).
+        suggestions = rest + [top] if top["blockers"] else [top] + rest
 
     def rnd(v, n=3):
         return round(v, n) if v is not None else None
@@ -91,6 +101,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "bottleneck": {"stage": b.stage.op.name, "source": _src(b.stage.op)} if b else None,
         "suggestions": suggestions,
         "no_suggestion_reason": None if suggestions else advice.no_suggestion_reason(figs, verdict, cores_used, cpus),
+        "data_service": data_service,
         "memory": [{k: v for k, v in n.items() if k != "figures"}
                    for n in memory.memory_notes(figs, mem)],
         "pydataset_getitem": {k: {"calls": t.calls, "ms_per_call": round(1000 * t.wall / t.calls, 3),
@@ -220,6 +231,7 @@ def render_text(r: dict[str, Any]) -> str:
             lines.append(f"  - {_suggestion_head(s)}: {s['message']}")
     elif r.get("no_suggestion_reason"):
         lines.append(f"\n  no suggestion: {r['no_suggestion_reason']}")
+    lines.extend(service.render_lines(r.get("data_service")))
     for m in r["memory"]:
         if not any(s["code"] == "PL301" and s["message"] == m["message"] for s in r["suggestions"]):
             lines.append(f"  memory: {m['message']}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelint.profiler.advice import INPUT_BOUND, live_hint
+from pipelint.profiler.service import HostCpu
 from pipelint.profiler.steps import StepStats, cpu_seconds
 from pipelint.profiler.stages import Op, Stage, align, class_kind, describe_dataset, merge, parse_proto, update
 from pipelint.profiler.timeline import RunTimelines
@@ -126,6 +127,7 @@ class Session:
         self.installs = 0  # nesting count of install() calls (hooks)
         self.t_start = time.perf_counter()
         self.cpu_start = cpu_seconds()
+        self.host_cpu = HostCpu()  # system-wide load of this process's cores (data_service section)
         self.t_end: float | None = None
         self.cpu_end: float | None = None
         self._last_warn_step = -10**9
@@ -151,6 +153,7 @@ class Session:
     def started(self) -> None:
         self.t_start = time.perf_counter()
         self.cpu_start = cpu_seconds()
+        self.host_cpu = HostCpu()
 
     def finish(self) -> None:
         """Take the final samples; called when the hooks come off and before a report."""
