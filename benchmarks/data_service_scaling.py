@@ -11,6 +11,7 @@ the dispatcher's load with many workers. Configurations that need more cores tha
 may use are skipped and listed.
 
     python -m benchmarks.data_service_scaling                  # 0 and 1 worker (2 cores)
+    python -m benchmarks.data_service_scaling --rounds 3        # alternating rounds, medians
     python -m benchmarks.data_service_scaling --workers 0,1,2,4 --steps 300
 
 Every process it starts is stopped at the end, also on failure or Ctrl-C (`cluster`).
@@ -186,38 +187,50 @@ def run_trainer(core: int, dispatcher: str | None, work: int, steps: int, warmup
 
 
 def compare(workers: tuple[int, ...] = (0, 1), work: int = 12, steps: int = 150, warmup: int = 20,
-            width: int = 512, timeout: float = 300) -> dict:
-    """Throughput for each worker count, side by side in one run, and the 0-worker probe's projection."""
+            width: int = 512, timeout: float = 300, rounds: int = 1) -> dict:
+    """Throughput for each worker count, side by side in one run (the configurations alternate
+    round by round; medians over the rounds), and the 0-worker probe's projection."""
+    import statistics
     available = cores()
     trainer_core, worker_cores = available[0], available[1:]
-    rows, skipped = [], []
-    for k in workers:
-        if k > len(worker_cores):
-            skipped.append({"workers": k, "reason": f"needs {k + 1} cores, this process may use {len(available)}"})
-            continue
-        with cluster(k, trainer_core, worker_cores, timeout) as target:
-            result = run_trainer(trainer_core, target, work, steps, warmup, width, timeout)
-        rows.append({"workers": k, "steps_per_s": result["steps_per_s"], "report": result["report"]})
+    runnable = [k for k in workers if k <= len(worker_cores)]
+    skipped = [{"workers": k, "reason": f"needs {k + 1} cores, this process may use {len(available)}"}
+               for k in workers if k not in runnable]
+    runs: dict[int, list[dict]] = {k: [] for k in runnable}
+    load_before = os.getloadavg()[0]
+    for r in range(rounds):
+        order = runnable if r % 2 == 0 else list(reversed(runnable))  # neither side always runs first
+        for k in order:
+            with cluster(k, trainer_core, worker_cores, timeout) as target:
+                runs[k].append(run_trainer(trainer_core, target, work, steps, warmup, width, timeout))
+    rows = [{"workers": k, "steps_per_s": statistics.median(x["steps_per_s"] for x in runs[k]),
+             "rounds": [round(x["steps_per_s"], 2) for x in runs[k]], "report": runs[k][-1]["report"]}
+            for k in runnable]
     base = next((r for r in rows if r["workers"] == 0), None)
-    projection = (base["report"].get("data_service") or {}).get("projection") if base else None
+    projections = [(x["report"].get("data_service") or {}).get("projection") for x in runs.get(0, [])]
+    projections = [p for p in projections if p]
     for row in rows:
         row["measured_speedup"] = row["steps_per_s"] / base["steps_per_s"] if base else None
-        predicted = next((p for p in (projection or {}).get("by_workers", []) if p["workers"] == row["workers"]), None)
-        row["projected_speedup"] = predicted["speedup"] if predicted else None
-    return {"cores": available, "rows": rows, "skipped": skipped, "projection": projection,
+        predicted = [q["speedup"] for p in projections for q in p["by_workers"] if q["workers"] == row["workers"]]
+        row["projected_speedup"] = statistics.median(predicted) if predicted else None
+    return {"cores": available, "rows": rows, "skipped": skipped,
+            "projection": projections[-1] if projections else None, "rounds": rounds,
+            "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
             "work": work, "steps": steps, "batch": BATCH}
 
 
 def render(result: dict) -> str:
     lines = [f"cores this process may use: {result['cores']} (trainer on core {result['cores'][0]},"
              " each worker on its own core; dispatcher on the trainer's core)",
+             f"load average before/after: {result['load_average'][0]} / {result['load_average'][1]};"
+             f" medians of {result['rounds']} alternating round(s)",
              f"{'workers':>7} {'steps/s':>8} {'measured':>9} {'projected':>9}  probe verdict / top action"]
     for row in result["rows"]:
         rep = row["report"]
         top = (rep.get("suggestions") or [{}])[0].get("action", "-")
         proj = f"{row['projected_speedup']:.2f}x" if row["projected_speedup"] else "-"
         lines.append(f"{row['workers']:>7} {row['steps_per_s']:>8.1f} {row['measured_speedup']:>8.2f}x"
-                     f" {proj:>9}  {rep.get('verdict')} / {top}")
+                     f" {proj:>9}  {rep.get('verdict')} / {top}   rounds: {row['rounds']}")
     for skip in result["skipped"]:
         lines.append(f"{skip['workers']:>7} skipped: {skip['reason']}")
     proj = result["projection"]
@@ -238,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=150)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--width", type=int, default=512)
+    parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     if args.role == "dispatcher":
@@ -251,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         os._exit(0)  # TF can hang at exit with a live service iterator; the result is out
     else:
         result = compare(tuple(int(k) for k in args.workers.split(",")), args.work, args.steps,
-                         args.warmup, args.width)
+                         args.warmup, args.width, rounds=args.rounds)
         print(render(result))
         if args.json:
             with open(args.json, "w", encoding="utf-8") as fh:

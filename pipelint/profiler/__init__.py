@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["probe", "get_report", "PipelineProfiler", "profile_script", "Session", "install", "uninstall",
+__all__ = ["probe", "probe_worker", "get_report", "PipelineProfiler", "profile_script", "Session", "install", "uninstall",
            "build_report", "render_html"]
 
 
@@ -15,6 +15,13 @@ def probe(ds: Any) -> Any:
     """Return `ds` with the probe attached (same dataset, same elements, same order)."""
     from pipelint.profiler.api import probe as _probe
     return _probe(ds, _frame=sys._getframe(1))
+
+
+def probe_worker(dataset_fn: Any, batches: int = 100, warmup: int = 5, json_path: str | None = None) -> dict:
+    """On a tf.data service worker host: per-stage figures and batches/s of the pipeline that runs
+    there (`dataset_fn()` builds the part before `distribute`). See docs/profiler.md, Scaling out."""
+    from pipelint.profiler.worker import probe_worker as _probe_worker
+    return _probe_worker(dataset_fn, batches=batches, warmup=warmup, json_path=json_path)
 
 
 def get_report(fmt: str = "dict") -> Any:

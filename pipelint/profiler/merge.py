@@ -47,9 +47,17 @@ def load(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def merge(reports: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    workers = []
+    workers, service_workers = [], []
     for i, (path, r) in enumerate(reports):
         env = r.get("environment") or {}
+        if r.get("probe_worker"):  # a tf.data service worker host's report (probe_worker)
+            service_workers.append({
+                "worker": env.get("worker") or f"report {i}", "report": path,
+                "batches_per_s": r["probe_worker"].get("batches_per_s"),
+                "stages": [{"stage": st.get("name"), "source": st.get("source"),
+                            "work_per_batch_ms": st.get("work_per_batch_ms")} for st in r.get("stages") or []],
+            })
+            continue
         workers.append({
             "worker": env.get("worker") or f"report {i}",
             "report": path,
@@ -67,8 +75,13 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     fastest = min(timed, key=lambda w: w["step_time_ms"], default=None)
     most_waiting = max((w for w in timed if w["input_wait_ms"] is not None),
                        key=lambda w: w["input_wait_ms"], default=None)
+    trainer_rate = 1000.0 / slowest["step_time_ms"] if slowest and slowest["step_time_ms"] else None
+    for sw in service_workers:
+        sw["trainers_fed"] = round(sw["batches_per_s"] / trainer_rate, 2) \
+            if sw["batches_per_s"] and trainer_rate else None
     return {
         "workers": workers,
+        "service_workers": service_workers,
         "slowest_worker": slowest["worker"] if slowest else None,
         "most_input_wait": most_waiting["worker"] if most_waiting else None,
         "step_spread": round(slowest["step_time_ms"] / fastest["step_time_ms"], 3)
@@ -97,4 +110,9 @@ def render_text(merged: dict[str, Any]) -> str:
                      " synchronous training runs at its pace")
     if merged["most_input_wait"]:
         lines.append(f"  most input wait: {merged['most_input_wait']}")
+    for sw in merged.get("service_workers") or []:
+        stages = ", ".join(f"{st['stage']} {st['work_per_batch_ms']:.2f} ms/batch" for st in sw["stages"]
+                           if st.get("work_per_batch_ms") is not None)
+        fed = f", feeds {sw['trainers_fed']}x the slowest trainer's step rate" if sw.get("trainers_fed") else ""
+        lines.append(f"  service worker {sw['worker']}: {sw['batches_per_s']} batches/s{fed}; {stages}")
     return "\n".join(lines)

@@ -94,3 +94,26 @@ def test_suggestion_says_what_to_rewrite_first():
     assert "3 worker core(s) feed one trainer" in top["message"]
     assert "First rewrite" in top["message"] and "map(load) at train.py:7" in top["message"]
     assert service.suggestion(dict(sec, recommended=False), cpus=1) is None
+
+
+def test_probe_worker_measures_the_pipeline_a_worker_runs(tmp_path):
+    import tensorflow as tf
+
+    import pipelint.profiler
+    from pipelint.profiler.merge import load, merge
+
+    def dataset_fn():
+        return tf.data.Dataset.range(10_000).map(lambda i: tf.reduce_sum(tf.ones([64, 64]) * tf.cast(i, tf.float32)),
+                                                 num_parallel_calls=tf.data.AUTOTUNE).batch(8)
+
+    report = pipelint.profiler.probe_worker(dataset_fn, batches=30, json_path=str(tmp_path / "w.json"))
+    assert report["probe_worker"]["batches"] == 30 and report["probe_worker"]["batches_per_s"] > 0
+    names = [s["name"] for s in report["stages"]]
+    assert any(name.startswith("map") for name in names), names
+    trainer = {"verdict": "input-bound", "steps": 40, "step_time_ms": 20.0, "input_wait_ms": 12.0,
+               "environment": {"worker": "worker:0"}}
+    (tmp_path / "t.json").write_text(__import__("json").dumps(trainer))
+    merged = merge(load([str(tmp_path / "t.json"), str(tmp_path / "w.json")]))
+    assert [w["worker"] for w in merged["workers"]] == ["worker:0"]
+    (sw,) = merged["service_workers"]
+    assert sw["trainers_fed"] == round(sw["batches_per_s"] / 50.0, 2)  # the trainer runs 50 steps/s
