@@ -1,4 +1,4 @@
-"""Command line: `pipelint check`, `pipelint rules`, `pipelint rule CODE`, `pipelint profile`.
+"""Command line: `pipelint check`, `pipelint rules`, `pipelint rule CODE`, `pipelint server`, `pipelint profile`.
 
 Exit codes (as ruff): 0 no findings, 1 findings (or a non-empty `--diff`), 2 usage, configuration
 or internal error (including a path that does not exist, reported after the rest is checked).
@@ -328,6 +328,22 @@ def show_rule(code: str) -> None:
             click.echo(rule.docs.rstrip())
             return
     _fail(f"unknown rule code: {code} (see `pipelint rules`)")
+
+
+@main.command("server")
+@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default and only transport; "
+              "accepted because editors pass it).")
+def language_server(stdio: bool) -> None:
+    """Run the language server (LSP) on stdin/stdout, for editors: diagnostics as you type, fixes,
+    hover docs, notebooks. Needs the `server` extra: pip install "pipelint[server]"."""
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError as error:
+        _fail(f"`pipelint server` needs {error.name}: pip install \"pipelint[server]\"")
+    from pipelint.server import serve
+
+    serve()
 
 
 def _register_profiler() -> None:

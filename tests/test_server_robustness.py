@@ -1,0 +1,65 @@
+"""`pipelint server` when things go wrong: a rule that raises, a client that counts in UTF-16, no pygls."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+
+from lsprotocol import types  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+
+from tests.test_server import SERIAL_MAP, codes, open_file, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+FAILING_RULE_SERVER = Path(__file__).with_name("lsp_server_with_failing_rule.py")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("lsp-robustness")
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, str(FAILING_RULE_SERVER)]))
+async def client(lsp_client: LanguageClient, workspace: Path):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=pytest_lsp.client_capabilities("neovim"), root_uri=workspace.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_rule_that_raises_gives_PL000_and_the_server_lives_on(client: LanguageClient, workspace: Path):
+    uri = open_file(client, workspace / "train.py", SERIAL_MAP)
+    found = await wait_for(client, uri, lambda ds: "PL000" in codes(ds))
+    pl000 = next(d for d in found if d.code == "PL000")
+    assert "PL101" in pl000.message and "deliberately broken" in pl000.message
+    assert pl000.severity == types.DiagnosticSeverity.Error
+    # The other rules still run, and the server answers the next edit.
+    shuffled = SERIAL_MAP.replace("ds.batch(32)", "ds.batch(32).shuffle(100)")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=shuffled)]))
+    await wait_for(client, uri, lambda ds: "PL203" in codes(ds) and "PL000" in codes(ds))
+
+
+async def test_positions_are_in_the_clients_units(client: LanguageClient, workspace: Path):
+    # Neovim's capabilities offer UTF-16 only: a character outside the BMP counts two units.
+    source = SERIAL_MAP.replace("ds = ds.batch(32)", "s = '\U0001F600'; ds = ds.batch(32).shuffle(100)")
+    uri = open_file(client, workspace / "emoji.py", source)
+    found = await wait_for(client, uri, lambda ds: "PL203" in codes(ds))
+    pl203 = next(d for d in found if d.code == "PL203")
+    line = source.splitlines()[3]
+    assert pl203.range.start.line == 3
+    assert pl203.range.start.character == line.index("shuffle") + 1
+    assert pl203.range.end.character == line.index("shuffle") + len("shuffle") + 1
+
+
+def test_server_without_pygls_says_how_to_install_it():
+    blocked = "import sys; sys.modules['pygls'] = None; from pipelint.cli import main; main(['server'])"
+    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == 'pipelint: error: `pipelint server` needs pygls: pip install "pipelint[server]"'
