@@ -26,8 +26,9 @@ def workspace(tmp_path_factory) -> Path:
 
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[sys.executable, str(FAILING_RULE_SERVER)]))
 async def client(lsp_client: LanguageClient, workspace: Path):
-    await lsp_client.initialize_session(types.InitializeParams(
+    result = await lsp_client.initialize_session(types.InitializeParams(
         capabilities=pytest_lsp.client_capabilities("neovim"), root_uri=workspace.as_uri()))
+    lsp_client.position_encoding = result.capabilities.position_encoding
     yield
     await lsp_client.shutdown_session()
 
@@ -47,15 +48,23 @@ async def test_a_rule_that_raises_gives_PL000_and_the_server_lives_on(client: La
 
 
 async def test_positions_are_in_the_clients_units(client: LanguageClient, workspace: Path):
-    # Neovim's capabilities offer UTF-16 only: a character outside the BMP counts two units.
+    # Neovim offers UTF-8 and UTF-16 (it counts in bytes or in UTF-16 units, not in characters).
     source = SERIAL_MAP.replace("ds = ds.batch(32)", "s = '\U0001F600'; ds = ds.batch(32).shuffle(100)")
     uri = open_file(client, workspace / "emoji.py", source)
     found = await wait_for(client, uri, lambda ds: "PL203" in codes(ds))
     pl203 = next(d for d in found if d.code == "PL203")
     line = source.splitlines()[3]
     assert pl203.range.start.line == 3
-    assert pl203.range.start.character == line.index("shuffle") + 1
-    assert pl203.range.end.character == line.index("shuffle") + len("shuffle") + 1
+    encoding = {types.PositionEncodingKind.Utf8: "utf-8", types.PositionEncodingKind.Utf16: "utf-16-le"}[
+        client.position_encoding]
+    unit = 1 if encoding == "utf-8" else 2
+
+    def units(text: str) -> int:
+        return len(text.encode(encoding)) // unit
+
+    start = line.index("shuffle")
+    assert pl203.range.start.character == units(line[:start]) > start
+    assert pl203.range.end.character == units(line[:start + len("shuffle")])
 
 
 def test_server_without_pygls_says_how_to_install_it():
