@@ -15,7 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
 
 from tests.test_server import SERIAL_MAP, codes, open_file, wait_for  # noqa: E402
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+in_module_loop = pytest.mark.asyncio(loop_scope="module")
 FAILING_RULE_SERVER = Path(__file__).with_name("lsp_server_with_failing_rule.py")
 
 
@@ -33,6 +33,7 @@ async def client(lsp_client: LanguageClient, workspace: Path):
     await lsp_client.shutdown_session()
 
 
+@in_module_loop
 async def test_a_rule_that_raises_gives_PL000_and_the_server_lives_on(client: LanguageClient, workspace: Path):
     uri = open_file(client, workspace / "train.py", SERIAL_MAP)
     found = await wait_for(client, uri, lambda ds: "PL000" in codes(ds))
@@ -47,6 +48,7 @@ async def test_a_rule_that_raises_gives_PL000_and_the_server_lives_on(client: La
     await wait_for(client, uri, lambda ds: "PL203" in codes(ds) and "PL000" in codes(ds))
 
 
+@in_module_loop
 async def test_positions_are_in_the_clients_units(client: LanguageClient, workspace: Path):
     # Neovim offers UTF-8 and UTF-16 (it counts in bytes or in UTF-16 units, not in characters).
     source = SERIAL_MAP.replace("ds = ds.batch(32)", "s = '\U0001F600'; ds = ds.batch(32).shuffle(100)")

@@ -1,7 +1,7 @@
 """The language server: pygls (2.x) features on lsprotocol types, over stdio.
 
 * Diagnostics: `textDocument/didOpen`/`didSave` check at once, `didChange` after a short quiet
-  time (`DEBOUNCE_S`, restarted by each edit). Notebooks come through LSP 3.17 notebook sync: the
+  time (`DEBOUNCE_S`, restarted by each edit; edits during a check merge into one more check). Notebooks come through LSP 3.17 notebook sync: the
   whole notebook is checked as one program and each finding is published on its cell's document.
   A check whose document changed meanwhile is dropped (the newer one publishes).
 * Checks run one at a time on a worker thread, so the server keeps reading messages (edits,
@@ -33,8 +33,11 @@ from pipelint.server.linting import Cell, ConfigError, Linter
 
 __all__ = ["DEBOUNCE_S", "FIX_ALL_KIND", "PipelintServer", "create_server"]
 
-#: Quiet time after an edit before the check starts: typing a word costs one check, not one per key.
-DEBOUNCE_S = 0.05
+#: Quiet time after an edit before its check starts: the burst of notifications one editor action
+#: sends (a fix applied as several changes, a multi-cursor edit) costs one check. Edits that arrive
+#: while a check runs are merged too: only the newest version waits for the worker (a queued,
+#: superseded check is cancelled), so typing never piles up checks.
+DEBOUNCE_S = 0.02
 FIX_ALL_KIND = "source.fixAll.pipelint"
 SOURCE = "pipelint"
 PYTHON_SUFFIXES = (".py", ".pyi")
