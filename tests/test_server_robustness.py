@@ -1,6 +1,7 @@
 """`pipelint server` when things go wrong: a rule that raises, a client that counts in UTF-16, no pygls."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -74,3 +75,49 @@ def test_server_without_pygls_says_how_to_install_it():
     done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.strip() == 'pipelint: error: `pipelint server` needs pygls: pip install "pipelint[server]"'
+
+
+class RawClient:
+    """JSON-RPC over the server's stdio by hand: a client library would refuse to send bad params."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "pipelint", "server"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def send(self, message: dict) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.flush()
+
+    def response(self, request_id: int) -> dict:
+        while True:
+            length = None
+            while (line := self.process.stdout.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            assert length is not None, "the server closed its output"
+            message = json.loads(self.process.stdout.read(length))
+            if message.get("id") == request_id and "method" not in message:
+                return message
+
+
+def test_malformed_and_unknown_requests_get_error_responses():
+    client = RawClient()
+    try:
+        client.send({"id": 1, "method": "initialize", "params": {"capabilities": {}}})
+        assert client.response(1)["result"]["serverInfo"]["name"] == "pipelint"
+        client.send({"method": "initialized", "params": {}})
+        client.send({"id": 2, "method": "textDocument/hover", "params": {"position": "nowhere"}})
+        assert client.response(2)["error"]["code"] == -32602  # invalid params
+        client.send({"id": 3, "method": "pipelint/noSuchMethod", "params": {}})
+        assert client.response(3)["error"]["code"] == -32601  # method not found
+        client.send({"id": 4, "method": "textDocument/hover", "params": {
+            "textDocument": {"uri": "file:///nowhere.py"}, "position": {"line": 0, "character": 0}}})
+        assert client.response(4)["result"] is None  # and it still answers
+        client.send({"id": 5, "method": "shutdown"})
+        assert "error" not in client.response(5)
+        client.send({"method": "exit"})
+        assert client.process.wait(timeout=30) == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()

@@ -23,7 +23,9 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlparse
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from pipelint import __version__
@@ -130,10 +132,23 @@ class _Published:
         self.version, self.text, self.pairs = version, text, pairs
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls' protocol, but a request whose params do not fit its method gets an error response
+    (pygls only logs it, and the client would wait for an answer forever)."""
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                self._send_response(data["id"], error=error.to_response_error())
+            raise  # pygls logs it and goes on reading
+
+
 class PipelintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "pipelint", __version__,
+            "pipelint", __version__, protocol_cls=_Protocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             notebook_document_sync=types.NotebookDocumentSyncOptions(
                 notebook_selector=[types.NotebookDocumentFilterWithCells(
@@ -146,6 +161,15 @@ class PipelintServer(LanguageServer):
         # One check at a time, off the event loop: messages keep flowing while it runs.
         self.checks = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pipelint-lint")
         self.shown_errors: set[str] = set()
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """Errors outside a request: a failure in one of our notification handlers is shown to
+        the user (something did not update); malformed input is only logged (a request among it
+        has had its error response)."""
+        logger.error("%s", error)
+        if source is FeatureNotificationError:
+            self.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Error, message=f"pipelint server: {error}"))
 
     # ---- paths and settings
 
