@@ -20,6 +20,7 @@ pygls' own client, as an editor drives it:
 
     python benchmarks/server_latency.py                      # both, about 2-3 minutes on 2 cores
     python benchmarks/server_latency.py --memory-edits 0     # latency only
+    python benchmarks/server_latency.py --memory-edits 0 --functions 20   # a 200-line script
     python benchmarks/server_latency.py --json out.json
 
 Quote `uptime`'s load average beside the figures: on a shared machine they move with the load.
@@ -164,7 +165,7 @@ def cli_once(path: Path, text: str) -> float:
 async def run(args) -> dict:
     root = Path(tempfile.mkdtemp(prefix="pipelint-server-bench-"))
     path = root / "pipelines.py"
-    text = generated_module()
+    text = generated_module(args.functions)
     path.write_text(text)
     uri = path.as_uri()
     driver = Driver(root)
@@ -225,6 +226,8 @@ async def run(args) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency-edits", type=int, default=20)
+    parser.add_argument("--functions", type=int, default=100,
+                        help="pipeline functions in the generated module, about 10 lines each (default 100: 1,000 lines)")
     parser.add_argument("--memory-edits", type=int, default=1000)
     parser.add_argument("--no-cli", dest="cli", action="store_false", help="skip the CLI side by side")
     parser.add_argument("--json", type=Path, help="also write the figures here")
