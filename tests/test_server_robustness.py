@@ -121,3 +121,23 @@ def test_malformed_and_unknown_requests_get_error_responses():
     finally:
         if client.process.poll() is None:
             client.process.kill()
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("ds = ds.map(f)\n", "ds = ds.map(f)  # noqa: PL101\n"),
+    ("ds = ds.map(f)   \n", "ds = ds.map(f)  # noqa: PL101   \n"),
+    ("ds = ds.map(f)  # noqa: E501\n", "ds = ds.map(f)  # noqa: E501, PL101\n"),
+    ("ds = ds.map(f)  # noqa: E501  # why\n", "ds = ds.map(f)  # noqa: E501, PL101  # why\n"),
+    ("ds = ds.map(f)  # decode\n", "ds = ds.map(f)  # decode  # noqa: PL101\n"),
+])
+def test_noqa_action_PL101_joins_an_existing_noqa(line, expected):
+    from pipelint.api import check_source
+    from pipelint.server.app import _Text, noqa_edit
+    from pygls.workspace.position_codec import PositionCodec
+    from tests.test_server import apply_edits
+
+    source = "import tensorflow as tf\nds = tf.data.TFRecordDataset(['a'])\n" + line + "ds = ds.prefetch(1)\n"
+    (finding,) = [d for d in check_source(source) if d.code == "PL101"]
+    edited = apply_edits(source, [noqa_edit(finding, _Text(source, PositionCodec()))])
+    assert edited.splitlines(keepends=True)[2] == expected
+    assert [d.code for d in check_source(edited)] == []

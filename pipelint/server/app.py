@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -70,8 +71,6 @@ class _Text:
         return types.Position(line=index, character=self.codec.client_num_units(content[:max(0, column - 1)]))
 
     def at_offset(self, offset: int) -> types.Position:
-        import bisect
-
         index = bisect.bisect_right(self.starts, offset) - 1
         return self.position(index + 1, offset - self.starts[index] + 1)
 
