@@ -51,6 +51,9 @@ class PipelineProfiler(keras.callbacks.Callback):
 
     def on_train_begin(self, logs=None):
         self.session.fit_begin()
+        epochs = (self.params or {}).get("epochs")
+        if isinstance(epochs, int):
+            self.session.fit.epochs = max(self.session.fit.epochs, epochs)  # the job's plan (cache advice)
 
     def on_epoch_begin(self, epoch, logs=None):
         self.session.fit_epoch_begin()

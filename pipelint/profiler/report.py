@@ -65,7 +65,14 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     cores_used = stats.cpu_cores_used()
     mem = memory.mem_available()
     verdict = advice.verdict(fraction)
-    suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem)
+    # Epochs the job runs: what fit was asked for, else the iterators a custom loop made over it.
+    epochs = max(session.fit.epochs, pipe.iterators if pipe is not None else 0) or None
+    py_overhead = None
+    if any(f.work == "waits" and f.stage.op.extra.get("py_function") for f in figs):
+        from pipelint.profiler.calibrate import py_function_overhead_ms
+        py_overhead = py_function_overhead_ms()  # only when a waiting py_function stage is priced
+    suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem, epochs=epochs,
+                                 py_overhead_ms=py_overhead)
     if verdict == "model-bound":
         # Nothing in the pipeline is worth a change: no bottleneck, only memory advice.
         suggestions = [s for s in suggestions if s["expected_speedup"] is None]
@@ -73,7 +80,9 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     data_service = service.section(session, pipe, figs, step_ms, wait_ms, fraction, cores_used, cpus,
                                    advice.INPUT_BOUND)
     top = service.suggestion(data_service, cpus)
-    if top is not None:
+    # Scale-out comes last: only when nothing local (parallelism, cache, prefetch) is priced.
+    if top is not None and not any(s["speedup_basis"] == "model" and s["action"] != "data-service"
+                                   for s in suggestions):
         rest = [s for s in suggestions if s["action"] != "data-service"]
         # This host is spent: moving input off it comes first, unless stages the service cannot
         # run must be rewritten before (their own suggestions lead, then this one).
@@ -97,6 +106,8 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "step_accounting": STEP_ACCOUNTING.format(factor=WARMUP_FACTOR, most=WARMUP_MAX),
         "step_source": source,  # "keras" (fit callback), "loop" (timed next()), "none"
         "cpu_cores_used": rnd(cores_used, 2),
+        "epochs": epochs,
+        "py_function_overhead_ms": rnd(py_overhead, 4),
         "stages": [_stage_entry(f, cpus) for f in figs],
         "bottleneck": {"stage": b.stage.op.name, "source": _src(b.stage.op)} if b else None,
         "suggestions": suggestions,

@@ -184,9 +184,13 @@ def section(session, pipe, figs: list, step_ms: float | None, wait_ms: float | N
             "note": REMOTE_NOTE,
         }
         return out
-    # Saturated by this job: its own CPU use fills its cores. Cores busy with other processes
-    # (system-wide) are reported too, but they are not this job's input to move.
-    out["saturated"] = (cores_used or 0.0) >= SATURATED * cpus
+    # Saturated by this job, judged from what its slowest stage does (it computes with as many
+    # calls as cores, and the process keeps the cores busy), not from one CPU figure near a
+    # threshold. Cores busy with other processes (system-wide) are reported too, but they are not
+    # this job's input to move.
+    from pipelint.profiler.advice import bottleneck, host_spent
+    slowest = bottleneck(figs)
+    out["saturated"] = slowest is not None and host_spent(slowest, cores_used, cpus)
     out["host_cpu"]["busy_with_other_processes"] = bool(
         system is not None and system >= SATURATED * cpus and not out["saturated"])
     pipeline_ms = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
@@ -244,10 +248,14 @@ def render_lines(sec: dict[str, Any] | None) -> list[str]:
             lines.append(f"    worker {worker.get('worker')}: " + ", ".join(
                 f"{s['stage']} {s['work_per_batch_ms']:.2f} ms/batch" for s in worker.get("stages", [])))
     host = sec.get("host_cpu") or {}
-    if host.get("system_busy_cores") is not None or host.get("process_cores_used") is not None:
-        lines.append(f"  host CPU: {host.get('process_cores_used')} cores used by this process,"
-                     f" {host.get('system_busy_cores')} of {host.get('cpus')} busy system-wide"
-                     + (" (saturated)" if sec.get("saturated") else ""))
+    used, system = host.get("process_cores_used"), host.get("system_busy_cores")
+    parts = []
+    if used is not None:
+        parts.append(f"{used} cores used by this process")
+    if system is not None:
+        parts.append(f"{system} of {host.get('cpus')} busy system-wide")
+    if parts:
+        lines.append("  host CPU: " + ", ".join(parts) + (" (saturated)" if sec.get("saturated") else ""))
     if sec.get("recommended") and sec.get("snippet"):
         lines.append("  tf.data service snippet:")
         lines.extend("    " + line for line in sec["snippet"].splitlines())
