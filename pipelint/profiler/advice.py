@@ -469,7 +469,8 @@ def _cache_after(add, sit: Situation, figs: list[StageFigures], i: int, f: Stage
         f" ({sit.step_ms / cached_step:.1f}x on those epochs, {job:.2f}x over the job's {epochs} epochs)",
         job, fix={"cache_after": {"path": op.path, "line": op.line}},
         priced_over={"epochs": epochs, "paying_epochs": f"2-{epochs}", "step_ms_cached": round(cached_step, 3),
-                     "per_step_speedup": round(sit.step_ms / cached_step, 2)})
+                     "per_step_speedup": round(sit.step_ms / cached_step, 2),
+                     "steps_per_epoch": math.ceil(card / max(f.elements_per_batch, 1.0))})
 
 
 def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: float | None,

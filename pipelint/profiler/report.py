@@ -66,7 +66,8 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     mem = memory.mem_available()
     verdict = advice.verdict(fraction)
     # Epochs the job runs: what fit was asked for, else the iterators a custom loop made over it.
-    epochs = max(session.fit.epochs, pipe.iterators if pipe is not None else 0) or None
+    # (Keras may make more than one iterator per epoch, so fit's own count wins when there is one.)
+    epochs = session.fit.epochs or (pipe.iterators if pipe is not None else 0) or None
     py_overhead = None
     if any(f.work == "waits" and f.stage.op.extra.get("py_function") for f in figs):
         from pipelint.profiler.calibrate import py_function_overhead_ms
@@ -100,6 +101,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "step_time_p10_ms": rnd(summary["step_p10_ms"]) if summary else None,
         "step_time_p90_ms": rnd(summary["step_p90_ms"]) if summary else None,
         "step_time_mean_ms": rnd(summary["step_mean_ms"]) if summary else None,
+        "job_step_mean_ms": rnd(summary["all_mean_ms"]) if summary else None,
         "input_wait_ms": rnd(wait_ms),
         "steps": summary["steps"] if summary else 0,
         "warmup_steps_excluded": summary["warmup_steps"] if summary else 0,
