@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipelint.codes import CODES
-from pipelint.profiler.memory import mem_available, memory_notes, where
+from pipelint.profiler.memory import mem_available, memory_notes, site_text, where
 
 #: XProf's thresholds: >= 20% of step time waiting for input is "highly input-bound".
 INPUT_BOUND = 0.20
@@ -139,15 +139,23 @@ def cap_overlap(stages: list, elapsed_s: float) -> None:
 def figures(stages: list, cpus: int) -> list[StageFigures]:
     if not stages:
         return []
-    root = max(stages[0].outputs or stages[0].elements, 1)  # batches delivered to training
     total = sum(s.processing_ns for s in stages) or 1
     out = []
+    # Outputs of the current stage per batch delivered to training: 1 down to the batch, the batch
+    # size below it. Each stage's own consumed/outputs ratio comes from one snapshot, so stages
+    # read at different times (an exhausted source kept from an earlier read) still agree.
+    outputs_per_batch = 1.0
     for s in stages:
-        tpe = (s.processing_ns / s.elements / 1e6) if s.elements else None
-        per_batch = s.processing_ns / root / 1e6
+        consumed = s.consumed or s.outputs or s.elements
+        per_output_ms = s.processing_ns / s.outputs / 1e6 if s.outputs else 0.0
+        per_batch = per_output_ms * outputs_per_batch
+        ratio = consumed / s.outputs if s.outputs and consumed else 1.0
+        elements_per_batch = outputs_per_batch * ratio
+        outputs_per_batch = elements_per_batch
+        tpe = (s.processing_ns / consumed / 1e6) if consumed else None
         bpe = (s.bytes_produced / s.elements) if s.elements and s.bytes_produced else None
         f = StageFigures(s, tpe, per_batch, per_batch, s.processing_ns / total, bpe,
-                         elements_per_batch=max(1.0, s.elements / root) if s.elements else 1.0)
+                         elements_per_batch=max(1.0, elements_per_batch))
         timers = _timers(s.op)
         calls = sum(t.calls for t in timers)
         if calls:
@@ -245,7 +253,8 @@ def waiting_stage_ms(f: StageFigures, threads: int, py_overhead_ms: float | None
 
     Its calls overlap, but their Python runs one at a time under the GIL (a floor of elements x
     GIL time per call). A fused map+batch fills one batch at a time when it has fewer threads than
-    the batch has elements, so its calls run in rounds: ceil(elements / threads) x time per call."""
+    the batch has elements, so its calls run in rounds: ceil(elements / threads) x time per call;
+    with more threads than that, a batch still waits for its slowest call (one round, at least)."""
     per_element = f.time_per_element_ms or f.py_wall_ms or 0.0
     if f.stage.kind.endswith("+batch"):
         spread = math.ceil(f.elements_per_batch / threads) * per_element
@@ -338,7 +347,7 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
                         f" num_parallel_calls={n} and set options.threading.private_threadpool_size={max(n, cpus)}"
                         f" (more threads than cores: the calls wait, they do not need a core each; tf.data's"
                         f" shared pool has one thread per core). Projected step: max(model {sit.compute_ms:.1f} ms,"
-                        f" stage {new_ms:.1f} ms: {f.elements_per_batch:g} elements x {per_element:.2f} ms over {n}"
+                        f" stage {new_ms:.1f} ms: {f.elements_per_batch:.3g} elements x {per_element:.2f} ms over {n}"
                         f" threads, at least {gil:.2f} ms of GIL-held Python per element) = {new_step:.1f} ms",
                         sp, fix=fix)
             if f.work == "computes":
@@ -511,7 +520,8 @@ def live_hint(session, pipe) -> str:
                  "PL107": "is a Python generator", "PL407": "has no workers",
                  "PL103": "has no prefetch"}.get(top["code"], top["action"])
         src = top["source"]
-        at = f" at {os.path.basename(src['path'])}:{src['line']}" if src else ""
+        moved = session.relocate(src["path"], src["line"]) if src and session.relocate else None
+        at = f" at {site_text(*(moved or (src['path'], src['line'])))}" if src else ""
         return f"{top['stage']}{at} {short} ({top['code'] or top['action']})"
     figs = figures(stages, available_cpus())
     b = bottleneck(figs)

@@ -22,10 +22,11 @@ def _session() -> Session:
         return s
     if _DEFAULT is None:
         _DEFAULT = Session()
-        from pipelint.profiler.display import ipython_shell, report_after_cells
+        from pipelint.profiler.display import cell_site, ipython_shell, report_after_cells
 
         shell = ipython_shell()
         if shell is not None:
+            _DEFAULT.relocate = cell_site  # sites as "cell N, line M"
             report_after_cells(shell, _finish_cell)  # IPython: a report after the cell, none at exit
         else:
             atexit.register(_print_at_exit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-__all__ = ["ipython_shell", "report_after_cells", "show", "show_in_notebook"]
+__all__ = ["cell_site", "ipython_shell", "report_after_cells", "show", "show_in_notebook"]
 
 
 def _in_notebook(shell: Any) -> bool:
@@ -20,6 +20,20 @@ def ipython_shell() -> Any:
         return module.get_ipython() if module is not None else None
     except Exception:  # noqa: BLE001 - a half-initialised IPython is no shell
         return None
+
+
+def cell_site(path: str, line: int, magic_cell: int | None = None) -> tuple[str, int] | None:
+    """("cell N", line in the cell) for code IPython compiled from its cell N (In [N]), else None.
+
+    IPython names each cell's code <ipython-input-N-...> (a terminal) or a temporary file (a
+    Jupyter kernel); its compiler maps the name back to N. The body of a `%%pipelint_profile` cell
+    (`magic_cell` = N) starts on the cell's second line, below the magic."""
+    shell = ipython_shell()
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    number = names.get(path) if isinstance(names, dict) else None
+    if not isinstance(number, int) or number <= 0:
+        return None
+    return f"cell {number}", line + (1 if number == magic_cell else 0)
 
 
 def show(report: dict, shell: Any) -> None:

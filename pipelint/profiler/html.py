@@ -11,6 +11,8 @@ import math
 import os
 from typing import Any
 
+from pipelint.profiler.memory import site_text
+
 __all__ = ["render_html", "write_html"]
 
 INPUT, WORK, WARMUP, STAGE = "#d9534f", "#5cb85c", "#b8b8b8", "#337ab7"
@@ -41,7 +43,7 @@ def _e(v: Any) -> str:
 def _short(source: dict | None) -> str:
     if not source:
         return "-"
-    return f"{os.path.basename(source['path'])}:{source['line']}"
+    return site_text(source["path"], source["line"])
 
 
 def _num(v: Any, spec: str = ".3f") -> str:

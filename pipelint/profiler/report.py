@@ -54,6 +54,8 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         timer = st.op.extra.get("getitem_timer")
         if timer is not None and timer.calls and st.elements:
             st.processing_ns = max(st.processing_ns, int(timer.wall / timer.calls * st.elements * 1e9))
+    if session.relocate is not None:
+        _relocate(stages, session.relocate)
     cpus = advice.available_cpus()
     if pipe is not None:
         advice.cap_overlap(stages, pipe.elapsed())
@@ -135,6 +137,22 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     return report
 
 
+def _relocate(stages: list, relocate) -> None:
+    """Sites as the user sees them (IPython cells: "cell N", the line in the cell); once per op."""
+    for st in stages:
+        op = st.op
+        if op.path and not op.extra.get("relocated"):
+            op.extra["relocated"] = True
+            moved = relocate(op.path, op.line)
+            if moved is not None:
+                op.path, op.line = moved
+            fused = op.extra.get("fused_with")
+            if fused and fused[1]:
+                moved = relocate(fused[1], fused[2])
+                if moved is not None:
+                    op.extra["fused_with"] = (fused[0], *moved)
+
+
 def _src(op) -> dict[str, Any] | None:
     return {"path": op.path, "line": op.line} if op.path else None
 
@@ -191,7 +209,7 @@ def _fmt(v: Any, spec: str = "") -> str:
 def _short(source: dict | None) -> str:
     if not source:
         return "-"
-    return f"{os.path.basename(source['path'])}:{source['line']}"
+    return memory.site_text(source["path"], source["line"])
 
 
 def _parallel(s: dict) -> str:

@@ -26,6 +26,8 @@ import os
 import weakref
 from typing import Any
 
+from pipelint.profiler.memory import site_text
+
 #: Input-bound, and at least this share of the cores the process may use is busy: saturated.
 SATURATED = 0.85
 #: The worker counts the projection shows.
@@ -103,7 +105,7 @@ def _where(op) -> dict[str, Any] | None:
 
 
 def _at(op) -> str:
-    return f"{os.path.basename(op.path)}:{op.line}" if getattr(op, "path", None) else "an unknown line"
+    return site_text(op.path, op.line) if getattr(op, "path", None) else "an unknown line"
 
 
 def blockers(ops: list) -> list[dict[str, Any]]:
@@ -220,7 +222,7 @@ def suggestion(sec: dict[str, Any], cpus: int) -> dict[str, Any] | None:
            f" {one['step_ms']:.1f} ms ({one['speedup']:.2f}x), with {need} {best_step:.1f} ms. Insert distribute(...) after the expensive"
            " stages, before the trainer's prefetch (snippet in data_service.snippet)")
     if sec["blockers"]:
-        names = ", ".join(f"{b['stage']} at {os.path.basename(b['source']['path'])}:{b['source']['line']}"
+        names = ", ".join(f"{b['stage']} at {site_text(b['source']['path'], b['source']['line'])}"
                           if b["source"] else b["stage"] for b in sec["blockers"])
         msg += f". First rewrite with TensorFlow ops what service workers cannot run: {names}"
     # What enough worker cores give (the model's own time then sets the step).
@@ -239,7 +241,7 @@ def render_lines(sec: dict[str, Any] | None) -> list[str]:
     lines = []
     remote = sec.get("remote")
     if remote:
-        names = ", ".join(s["stage"] + (f" ({os.path.basename(s['source']['path'])}:{s['source']['line']})"
+        names = ", ".join(s["stage"] + (f" ({site_text(s['source']['path'], s['source']['line'])})"
                                         if s["source"] else "") for s in remote["stages"]) or "unknown"
         lines.append(f"  tf.data service: {remote['batches_received']} batches received, input wait"
                      f" {remote['trainer_wait_ms']} ms per step; remote stages: {names}")

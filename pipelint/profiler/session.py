@@ -140,6 +140,9 @@ class Session:
         self.timelines = RunTimelines()
         self.step_marker: Any = None
         self.keras_tensorboard_dir: str | None = None  # the train run of the script's Keras TensorBoard callback
+        # (path, line) -> the site as the user sees it, or None to keep it: IPython cells
+        # (`display.cell_site`) are compiled under names like <ipython-input-3-...>.
+        self.relocate: Any = None
 
     # -- failure handling -------------------------------------------------------------------------
     def fail(self, where: str, exc: BaseException) -> None:

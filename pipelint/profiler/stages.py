@@ -146,6 +146,7 @@ class Stage:
     nodes: list[str] = field(default_factory=list)
     elements: int = 0  # elements consumed (a fused map+batch: the map's input elements)
     outputs: int = 0  # elements produced (a fused map+batch: batches)
+    consumed: int = 0  # elements taken from its input: the input stage's outputs in the same snapshot
     processing_ns: int = 0
     bytes_produced: int = 0
     parallelism: float | None = None
@@ -252,10 +253,14 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
                 for below in chain[step[1] + 1:]:
                     absorb(stage, below, top=False)
         stages.append(stage)
-    # A fused map+batch produces batches; report the elements it consumed, as a plain map would.
+    # What each stage took from its input, read in this one snapshot: the input's outputs. (Stages
+    # of different snapshots are later mixed by `update`; each keeps its own consistent ratio.)
     for i, st in enumerate(stages):
-        if st.kind.endswith("+batch") and i + 1 < len(stages) and stages[i + 1].outputs:
-            st.elements = stages[i + 1].outputs
+        below = stages[i + 1].outputs if i + 1 < len(stages) else 0
+        st.consumed = below or st.outputs
+        # A fused map+batch produces batches; report the elements it consumed, as a plain map would.
+        if st.kind.endswith("+batch") and below:
+            st.elements = below
     return stages
 
 
@@ -277,6 +282,7 @@ def update(old: list[Stage] | None, new: list[Stage]) -> list[Stage]:
         else:  # a claimed subtree lost its exhausted nodes: keep the fuller figure
             o.elements = max(o.elements, n.elements)
             o.outputs = max(o.outputs, n.outputs)
+            o.consumed = max(o.consumed, n.consumed)
             o.parallelism = n.parallelism if n.parallelism is not None else o.parallelism
             out.append(o)
     out.extend(s for s in new if _key(s) in fresh)
@@ -300,13 +306,15 @@ def merge(runs: list[list[Stage]]) -> list[Stage]:
             k = _key(s)
             m = merged.get(k)
             if m is None:
-                m = merged[k] = Stage(s.op, s.kind, list(s.nodes), 0, 0, 0, 0, s.parallelism,
-                                      s.buffer_size, list(s.fused_with), s.autotuned, s.parallelism_max)
+                m = merged[k] = Stage(s.op, s.kind, list(s.nodes), parallelism=s.parallelism,
+                                      buffer_size=s.buffer_size, fused_with=list(s.fused_with),
+                                      autotuned=s.autotuned, parallelism_max=s.parallelism_max)
                 order.append(k)
             if s.parallelism is not None:
                 m.parallelism = max(m.parallelism or 0, s.parallelism)
             m.elements += s.elements
             m.outputs += s.outputs
+            m.consumed += s.consumed
             m.processing_ns += s.processing_ns
             m.bytes_produced += s.bytes_produced
     return [merged[k] for k in order]
