@@ -273,13 +273,15 @@ def _par_text(st) -> str:
 
 def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_used: float | None,
             cpus: int | None = None, mem: int | None = None, names: bool = True,
-            epochs: int | None = None, py_overhead_ms: float | None = None) -> list[dict]:
+            epochs: int | None = None, py_overhead_ms: float | None = None,
+            system_busy: float | None = None) -> list[dict]:
     """Suggestions, best first. Each: code, name, action, message, source, stage, expected_speedup,
     speedup_basis ("model": what the action should give; "upper-bound": the step if the stage cost
     nothing), verifiable (the probe can apply it at run time), safe (same elements), fix, and for
     actions that pay over epochs `priced_over`. `epochs`: how many epochs the job runs (cache).
     `py_overhead_ms`: TensorFlow's own CPU per py_function call (calibrate.py), GIL-bound like the
-    function's.
+    function's. `system_busy`: cores busy system-wide (this process too): cores other processes
+    use are not free for a stage either.
     `names=False` leaves `name` out (the live warning on the training thread needs only codes)."""
     cpus = cpus or available_cpus()
     figs = figures(stages, cpus)
@@ -288,7 +290,7 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
     sit = situation(figs, step_ms or 0.0, wait_ms or 0.0, cores_used, cpus) if have_steps else None
     total_wall = sum(f.wall_per_batch_ms for f in figs if f.stage.kind != "prefetch") or 1.0
     busy = cores_used if cores_used is not None else 0.0
-    free_cores = max(0.0, cpus - busy)
+    free_cores = max(0.0, cpus - max(busy, system_busy or 0.0))
     mem = mem if mem is not None else mem_available()
 
     def add(code: str | None, action: str, f: StageFigures | None, message: str, speedup: float | None,
@@ -368,7 +370,7 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
                 fix = {"map_parallelism": {"path": op.path, "line": op.line, "num_parallel_calls": -1}} \
                     if op.path else None
                 add("PL101", "parallelize", f, f"map at {where(op)} is serial: {cost}, {share}; pass"
-                    f" num_parallel_calls=tf.data.AUTOTUNE ({free_cores:.1f} of {cpus} cores are idle, so at"
+                    f" num_parallel_calls=tf.data.AUTOTUNE ({free_cores:.1f} of {cpus} cores are idle system-wide, so at"
                     f" most {k:.1f}x on this stage)", sit.step_ms / new_step, fix=fix)
         elif op.op == "from_generator" and op.extra.get("pydataset"):
             workers = op.extra.get("workers", 1) or 1

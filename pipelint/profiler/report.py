@@ -74,8 +74,10 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     if any(f.work == "waits" and f.stage.op.extra.get("py_function") for f in figs):
         from pipelint.profiler.calibrate import py_function_overhead_ms
         py_overhead = py_function_overhead_ms()  # only when a waiting py_function stage is priced
+    host = getattr(session, "host_cpu", None)
     suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem, epochs=epochs,
-                                 py_overhead_ms=py_overhead)
+                                 py_overhead_ms=py_overhead,
+                                 system_busy=host.busy_cores() if host is not None else None)
     if verdict == "model-bound":
         # Nothing in the pipeline is worth a change: no bottleneck, only memory advice.
         suggestions = [s for s in suggestions if s["expected_speedup"] is None]
