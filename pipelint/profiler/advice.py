@@ -468,9 +468,10 @@ def _cache_after(add, sit: Situation, figs: list[StageFigures], i: int, f: Stage
         return  # PL301's business: cache(filename) is a different trade
     if deterministic_at(op.path, op.line) is not True:
         return
-    saved = sum(g.wall_per_batch_ms for g in [f, *inner] if g.stage.kind != "prefetch")
+    # From epoch 2 the pipeline is what comes after the cache: the stages after this one.
+    after = sum(g.wall_per_batch_ms for g in figs[:i] if g.stage.kind != "prefetch")
     cpu_saved = sum(g.per_batch_ms for g in [f, *inner] if g.work == "tf-ops")
-    cached_step = sit.project(saved, 0.0, cpu_saved)
+    cached_step = sit.project(sit.pipe_ms, after, cpu_saved)
     job = epochs * sit.step_ms / (sit.step_ms + (epochs - 1) * cached_step)
     add(None, "cache", f,
         f"map at {where(op)} is deterministic (no random ops) and re-computed every epoch; {cost}, {share};"

@@ -146,7 +146,7 @@ class Stage:
     nodes: list[str] = field(default_factory=list)
     elements: int = 0  # elements consumed (a fused map+batch: the map's input elements)
     outputs: int = 0  # elements produced (a fused map+batch: batches)
-    consumed: int = 0  # elements taken from its input: the input stage's outputs in the same snapshot
+    consumed: int = 0  # elements taken from its input: the input stage's outputs in the same snapshot (0: unknown)
     processing_ns: int = 0
     bytes_produced: int = 0
     parallelism: float | None = None
@@ -257,7 +257,7 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
     # of different snapshots are later mixed by `update`; each keeps its own consistent ratio.)
     for i, st in enumerate(stages):
         below = stages[i + 1].outputs if i + 1 < len(stages) else 0
-        st.consumed = below or st.outputs
+        st.consumed = below
         # A fused map+batch produces batches; report the elements it consumed, as a plain map would.
         if st.kind.endswith("+batch") and below:
             st.elements = below
@@ -275,6 +275,11 @@ def update(old: list[Stage] | None, new: list[Stage]) -> list[Stage]:
     out = []
     for o in old:
         n = fresh.pop(_key(o), None)
+        if n is not None and not n.consumed and o.consumed and o.outputs:
+            # Its input left the model (an exhausted source): keep the ratio the last read had.
+            n.consumed = round(n.outputs * o.consumed / o.outputs)
+            if n.kind.endswith("+batch"):
+                n.elements = n.consumed
         if n is None:
             out.append(o)
         elif n.processing_ns >= o.processing_ns:
