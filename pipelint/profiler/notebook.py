@@ -71,11 +71,10 @@ def profile_cell(line: str, cell: str, shell: Any = None) -> dict | None:
     from pipelint.profiler.report import build_report
     from pipelint.profiler.session import Session
 
-    from pipelint.profiler.display import cell_site
+    from pipelint.profiler.display import magic_cell_site
 
     session = Session()
-    magic_cell = getattr(shell, "execution_count", None)  # the body runs as part of this cell
-    session.relocate = lambda path, line: cell_site(path, line, magic_cell)
+    session.relocate = magic_cell_site(shell)  # sites as "cell N, line M" of the magic's cell
     install(session)
     try:
         shell.run_cell(cell)
