@@ -160,8 +160,9 @@ def figures(stages: list, cpus: int) -> list[StageFigures]:
         calls = sum(t.calls for t in timers)
         if calls:
             f.py_calls = calls
-            f.py_wall_ms = 1000 * sum(t.wall for t in timers) / calls
-            f.py_cpu_ms = 1000 * sum(t.cpu for t in timers) / calls
+            timed = sum(t.timed or t.calls for t in timers)
+            f.py_wall_ms = 1000 * sum(t.wall for t in timers) / timed
+            f.py_cpu_ms = 1000 * sum(t.cpu for t in timers) / timed
             sw = sum(t.sampled_wall - t.sampled_queue for t in timers)
             if sw > 0:  # see PyTimer.busy_fraction
                 f.py_busy = max(0.0, min(1.0, sum(t.sampled_cpu for t in timers) / sw))

@@ -53,7 +53,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         # Direct __getitem__ timing beats the model's when the generator node already left it.
         timer = st.op.extra.get("getitem_timer")
         if timer is not None and timer.calls and st.elements:
-            st.processing_ns = max(st.processing_ns, int(timer.wall / timer.calls * st.elements * 1e9))
+            st.processing_ns = max(st.processing_ns, int(timer.wall_per_call * st.elements * 1e9))
     if session.relocate is not None:
         _relocate(stages, session.relocate)
     cpus = advice.available_cpus()
@@ -121,8 +121,8 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "data_service": data_service,
         "memory": [{k: v for k, v in n.items() if k != "figures"}
                    for n in memory.memory_notes(figs, mem)],
-        "pydataset_getitem": {k: {"calls": t.calls, "ms_per_call": round(1000 * t.wall / t.calls, 3),
-                                  "cpu_ms_per_call": round(1000 * t.cpu / t.calls, 3)}
+        "pydataset_getitem": {k: {"calls": t.calls, "ms_per_call": round(1000 * t.wall_per_call, 3),
+                                  "cpu_ms_per_call": round(1000 * t.cpu_per_call, 3)}
                               for k, t in session.pydataset_calls.items() if t.calls},
         "thresholds": {"input_bound": advice.INPUT_BOUND, "model_bound": advice.MODEL_BOUND,
                        "waits_below_cpu_fraction": advice.WAITS_BELOW},
