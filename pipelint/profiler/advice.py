@@ -498,8 +498,18 @@ def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: fl
     if op.extra.get("added_by"):
         return (f"the slowest stage, {op.name}, was added by {op.extra['added_by']}; change the call that"
                 f" adds it ({where(op)})")
+    st = b.stage
+    if st.autotuned and st.parallelism_max and (st.parallelism or 1) < st.parallelism_max:
+        return (f"the slowest stage, {op.name} at {where(op)}, runs TensorFlow ops that autotune keeps at"
+                f" parallelism {st.parallelism or 1:g} of at most {st.parallelism_max:g}: more calls at once did"
+                " not pay on this host (its ops already use the cores), and no cheaper action is known for it")
+    if b.work in ("tf-ops", "computes") and (st.parallelism or 1) >= cpus:
+        used = f"{cores_used:.1f}" if cores_used is not None else "an unknown number of"
+        return (f"the slowest stage, {op.name} at {where(op)}, computes with {_par_text(st)} on {cpus} cores"
+                f" and this process used {used} of them: no local action is left; the cores not used"
+                " by this process were busy with other processes (see host CPU)")
     return (f"the slowest stage, {op.name} at {where(op)}, is already parallel"
-            f" ({b.stage.parallelism or 1:g}) and no cheaper action is known for it")
+            f" ({st.parallelism or 1:g}) and no cheaper action is known for it")
 
 
 def live_hint(session, pipe) -> str:

@@ -190,6 +190,7 @@ def _stage_entry(f, cpus: int) -> dict[str, Any]:
         "work_per_batch_ms": round(f.per_batch_ms, 4),
         "parallelism": par,
         "parallelism_source": par_source,
+        "parallelism_max": st.parallelism_max if st.autotuned else None,  # the most autotune may choose
         "buffer_size": st.buffer_size,
         "bytes_per_element": round(f.bytes_per_element, 1) if f.bytes_per_element else None,
         "share": round(f.share, 4),
@@ -220,7 +221,9 @@ def _parallel(s: dict) -> str:
         return "-"
     src = s.get("parallelism_source")
     p = _fmt(p)
-    return {"autotune": f"{p} (autotune)", "set": f"{p} (set)"}.get(src, p)
+    most = s.get("parallelism_max")
+    auto = f"{p} (autotune, max {_fmt(most)})" if most else f"{p} (autotune)"
+    return {"autotune": auto, "set": f"{p} (set)"}.get(src, p)
 
 
 def _work(s: dict) -> str:
