@@ -3,7 +3,8 @@
 Each case runs many short rounds; every round runs the job once without and once with the probe,
 the order swapped every round (off-on, on-off, ...), in one process so that warm-up and machine
 noise hit both sides alike. Per round: overhead = 1 - on/off (wall steps per second) and the CPU
-the process spent per step with and without (user + system). Printed per case: the median over
+the process spent per step with and without (user + system, all threads): on a shared machine the
+CPU figure moves far less with other processes' load than the wall figure does. Printed per case: the median over
 rounds with its spread (interquartile range), so that 3% can be told from noise or not.
 Usage: python benchmarks/probe_overhead.py [--rounds 15] [--steps 600] [--micro]
 """
@@ -41,8 +42,7 @@ def slow(steps):
 
 
 def _cpu() -> float:
-    t = os.times()
-    return t.user + t.system
+    return time.process_time()  # user + system of every thread, at the clock's resolution
 
 
 def run_loop(make, steps, probed) -> tuple[float, float]:
@@ -144,11 +144,11 @@ def main() -> None:
              ("fast pipeline, Keras fit", lambda p: run_fit(fast, a.steps // 2, p, model))]
     print(f"{a.rounds} rounds per case, alternating; load average at start {os.getloadavg()[0]:.1f} on"
           f" {os.cpu_count()} CPUs")
-    print(f"{'case':42} {'off steps/s':>11} {'on steps/s':>11} {'overhead (median, IQR)':>26}"
-          f" {'CPU ms/step off -> on':>24}")
+    print(f"{'case':42} {'off steps/s':>11} {'on steps/s':>11} {'wall overhead (median, IQR)':>28}"
+          f" {'CPU ms/step off -> on':>22} {'CPU overhead (median, IQR)':>28}")
     for name, fn in cases:
         fn(False), fn(True)  # warm-up: tracing, thread pools
-        off, on, over, cpu_off, cpu_on = [], [], [], [], []
+        off, on, over, cpu_off, cpu_on, cpu_over = [], [], [], [], [], []
         for r in range(a.rounds):  # swap the order every round: no side always runs second
             pair = {}
             for probed in ((True, False) if r % 2 else (False, True)):
@@ -158,10 +158,13 @@ def main() -> None:
             over.append(100 * (1 - pair[True][0] / pair[False][0]))
             cpu_off.append(pair[False][1])
             cpu_on.append(pair[True][1])
+            cpu_over.append(100 * (pair[True][1] / pair[False][1] - 1) if pair[False][1] > 0 else 0.0)
         lo, hi = _iqr(over)
+        clo, chi = _iqr(cpu_over)
         print(f"{name:42} {statistics.median(off):11.0f} {statistics.median(on):11.0f}"
-              f" {statistics.median(over):9.1f}% ({lo:5.1f}..{hi:5.1f})"
-              f" {statistics.median(cpu_off):11.3f} -> {statistics.median(cpu_on):.3f}", flush=True)
+              f" {statistics.median(over):11.1f}% ({lo:5.1f}..{hi:5.1f})"
+              f" {statistics.median(cpu_off):11.3f} -> {statistics.median(cpu_on):.3f}"
+              f" {statistics.median(cpu_over):11.1f}% ({clo:5.1f}..{chi:5.1f})", flush=True)
     print(f"load average at end {os.getloadavg()[0]:.1f}\n{micro}")
 
 
