@@ -23,7 +23,11 @@ def _session() -> Session:
         return s
     if _DEFAULT is None:
         _DEFAULT = Session()
-        from pipelint.profiler.display import cell_site, ipython_shell, report_after_cells
+        from pipelint.profiler.display import (
+            cell_site,
+            ipython_shell,
+            report_after_cells,
+        )
 
         shell = ipython_shell()
         if shell is not None:

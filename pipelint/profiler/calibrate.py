@@ -32,5 +32,5 @@ def py_function_overhead_ms() -> float | None:
         # the loop's, small and counted too: an upper estimate).
         cpu = time.process_time() - p0
         return max(0.0, 1000 * cpu / CALLS)
-    except Exception:
+    except Exception:  # noqa: BLE001 - no TensorFlow, or it fails: no calibration, no GIL figure
         return None

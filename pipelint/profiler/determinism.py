@@ -48,5 +48,5 @@ def deterministic_at(path: str | None, line: int | None) -> bool | None:
         return None
     try:
         return _map_facts(path).get(line)
-    except Exception:  # unreadable file, syntax the parser rejects: no answer, not an error
+    except Exception:  # noqa: BLE001 - unreadable file, syntax the parser rejects: no answer, not an error
         return None

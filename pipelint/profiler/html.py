@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
 from typing import Any
 
 from pipelint.profiler.memory import site_text
