@@ -4,9 +4,12 @@ Per step (ms): S = median step time, W = input wait, C = S - W (the step's own w
 pipeline's time per delivered batch: P = S when input-bound with the pipeline overlapping the step
 (a prefetch or any asynchronous stage), the sum of the stages' wall time per batch when not
 input-bound, and W when nothing overlaps. An action changes one stage's wall time per batch from
-b to b'; then P' = P - (b - b') and the new step is S' = max(C, P') with overlap, C + P' without.
-The process cannot do the same CPU work faster than its cores allow: S' >= CPU per step / cores,
-where CPU per step = cores busy x S, less the CPU the action removes (none for more threads).
+b to b'; then P' = max(b', P - b + b') and the new step is S' = max(C, P') with overlap, C + P'
+without (`Situation.project`: the one stage model, the one `--verify` checks). The process cannot
+do the same CPU work faster than its cores allow: S' >= CPU per step / cores, where CPU per step =
+cores busy x S, less the CPU the action removes; not applied to more threads on a waiting stage,
+whose floor is the GIL instead (`waiting_stage_ms`). A cache after a stage is priced over the
+job's epochs: epoch 1 as now, the others at the step without that stage and those before it.
 
 Where the work of a stage goes is measured, not assumed (pytimer.PyTimer): a Python stage whose
 threads use less than half a core per call *waits* (I/O, sleeps) and gains from more threads than
