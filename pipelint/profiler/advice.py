@@ -533,9 +533,11 @@ def live_hint(session, pipe) -> str:
     sugg = suggest(stages, step_ms, wait_ms, stats.cpu_cores_used() if stats else None, names=False)
     if sugg:
         top = sugg[0]
-        short = {"PL101": "is serial", "PL106": "calls Python (py_function)",
+        short = {"PL101": "needs more parallel calls", "PL106": "calls Python (py_function)",
                  "PL107": "is a Python generator", "PL407": "has no workers",
-                 "PL103": "has no prefetch"}.get(top["code"], top["action"])
+                 "PL103": "has no prefetch"}.get(top["code"]) or \
+            {"cache": "is re-computed every epoch", "data-service": "has spent this host's cores"}.get(
+                top["action"], top["action"])
         src = top["source"]
         moved = session.relocate(src["path"], src["line"]) if src and session.relocate else None
         at = f" at {site_text(*(moved or (src['path'], src['line'])))}" if src else ""
