@@ -1,6 +1,6 @@
 """Training jobs of known costs, the ground truth of `probe_accuracy.py` and of `pipelint profile --verify`.
 
-Usage: python benchmarks/probe_jobs.py JOB [STEPS]     (or under `pipelint profile`)
+Usage: python benchmarks/probe_jobs.py JOB [STEPS [fixed]]     (or under `pipelint profile`)
 
 Every cost is built in and known: a *waiting* stage sleeps (releases the GIL, uses no CPU), a
 *computing* stage spins on the clock for its time (holds the GIL, one core busy), the model's step
@@ -18,6 +18,16 @@ a loaded machine a 3 ms sleep takes longer than 3 ms, and the job sees that too.
 | generator | from_generator (sleeps per element) -> batch -> prefetch, fit | GEN_MS per element |
 | model_bound | from_tensor_slices -> batch -> prefetch, fit | model only |
 | loop_wait_map | as wait_map, custom loop (the step sleeps MODEL_MS in Python) | STAGE_MS per element |
+
+Shapes of issue 17, each with its fix written by hand (`JOB fixed`, threads from $PIPELINT_JOB_THREADS):
+
+| job | pipeline | designed costs | fix by hand |
+|---|---|---|---|
+| loop_fused_wait | custom loop over range -> map(py_function: sleep) -> batch(32), fused to MapAndBatch | FUSED_WAIT_MS per element, LOOP_STEP_MS per step | num_parallel_calls=N + private pool N |
+| fit_wait_at_cores | fit over map(py_function: sleep, num_parallel_calls=cores) -> batch(16) -> prefetch | CORES_WAIT_MS per element | num_parallel_calls=N + private pool N |
+| tfops_busy | fit over map(matmuls, AUTOTUNE) -> batch -> prefetch: TF ops on every core | TF ops only | none local (num_parallel_calls=cores by hand) |
+| epochs_cache | fit, EPOCHS epochs over 4.7 MB in memory -> map(deterministic matmuls, AUTOTUNE) -> batch -> prefetch | TF ops per element | .cache() after the map |
+| image_aug | fit over image_dataset_from_directory -> map(Keras random flip/rotation, no num_parallel_calls) | TF ops per batch | num_parallel_calls=AUTOTUNE |
 """
 from __future__ import annotations
 
@@ -37,6 +47,13 @@ STAGE_MS = 3.0       # wait_map, busy_map, loop_wait_map: per element (24 ms per
 PYDATASET_MS = 25.0  # per batch
 GEN_MS = 2.0         # per element (16 ms per batch of 8)
 MODEL_BOUND_MS = 20.0
+FUSED_WAIT_MS = 1.5  # loop_fused_wait: per element (an I/O-like read), 32 per batch
+FUSED_BATCH = 32
+LOOP_STEP_MS = 4.0   # loop_fused_wait: the loop's own step
+CORES_WAIT_MS = 3.0  # fit_wait_at_cores: per element, 16 per batch
+EPOCHS = 4           # epochs_cache
+MATMULS = 60         # tfops_busy: matmuls per element
+CACHE_MATMULS = 200  # epochs_cache: matmuls per element (tens of ms per step: the job dominates noise)
 
 #: job -> (designed step ms, designed ms per element of the slow stage, designed ms per batch of it)
 TRUTH = {
@@ -122,9 +139,11 @@ class StepClock:
         self.times.append(time.perf_counter())
 
     def report(self, skip: int = 5) -> None:
-        d = [b - a for a, b in zip(self.times, self.times[1:])][skip:]
-        if d:
-            print(f"job-step-ms {1000 * statistics.median(d):.3f}", flush=True)
+        d = [b - a for a, b in zip(self.times, self.times[1:])]
+        if d[skip:]:
+            print(f"job-step-ms {1000 * statistics.median(d[skip:]):.3f}", flush=True)
+        if d:  # every step, every epoch: what a cache pays over the whole job
+            print(f"job-mean-ms {1000 * statistics.fmean(d):.3f}", flush=True)
 
 
 def fit(m, data, steps: int, **kw) -> None:
@@ -140,8 +159,141 @@ def fit(m, data, steps: int, **kw) -> None:
         clock.report()
 
 
-def main(job: str, steps: int) -> None:
+def _threads() -> int:
+    return int(os.environ.get("PIPELINT_JOB_THREADS", "16"))
+
+
+def _with_pool(ds, threads: int):
     import tensorflow as tf
+    options = tf.data.Options()
+    options.threading.private_threadpool_size = threads
+    return ds.with_options(options)
+
+
+def _read(cost_ms: float):
+    import tensorflow as tf
+
+    def read(i):
+        timed_cost(sleep_ms, cost_ms)
+        return _features(i)
+
+    def load(i):
+        x = tf.py_function(read, [i], tf.float32)
+        x.set_shape([FEATURES])
+        return x, tf.cast(i % 2, tf.float32)
+    return load
+
+
+def _matmuls(v, rounds: int):
+    import tensorflow as tf
+    m = tf.reshape(v, [32, 32])
+    for _ in range(rounds):
+        m = tf.tanh(tf.linalg.matmul(m, m) / 32.0)
+    return tf.reshape(m, [1024]), tf.reduce_mean(v)
+
+
+# Module-level functions, so that the linter's model can tell the probe they draw no randomness.
+def features(v):
+    """Deterministic TF ops: MATMULS 32x32 matmuls per element."""
+    return _matmuls(v, MATMULS)
+
+
+def costly_features(v):
+    """Deterministic TF ops: CACHE_MATMULS 32x32 matmuls per element."""
+    return _matmuls(v, CACHE_MATMULS)
+
+
+def _images(root: str, count: int = 96) -> str:
+    """A folder of small PNGs in two classes (written with TensorFlow: no imaging library needed)."""
+    import tensorflow as tf
+    rng = np.random.default_rng(0)
+    for label in ("a", "b"):
+        os.makedirs(os.path.join(root, label), exist_ok=True)
+        for i in range(count):
+            pixels = rng.integers(0, 255, (96, 96, 3), dtype=np.uint8)
+            tf.io.write_file(os.path.join(root, label, f"{i}.png"), tf.io.encode_png(pixels))
+    return root
+
+
+def shapes(job: str, steps: int, fixed: bool) -> None:
+    """The jobs of issue 17 (see the module docstring)."""
+    import keras
+    import tensorflow as tf
+    cores = len(os.sched_getaffinity(0))
+    if job == "loop_fused_wait":
+        npc = _threads() if fixed else None
+        ds = tf.data.Dataset.range(10**6).map(_read(FUSED_WAIT_MS), num_parallel_calls=npc).batch(FUSED_BATCH)
+        if fixed:
+            ds = _with_pool(ds, _threads())
+        clock = StepClock()
+        try:
+            for i, _batch in enumerate(ds):
+                clock.tick()
+                if i == steps:
+                    break
+                sleep_ms(LOOP_STEP_MS)
+        finally:
+            clock.report()
+    elif job == "fit_wait_at_cores":
+        npc = _threads() if fixed else cores
+        ds = tf.data.Dataset.range(10**6).map(_read(CORES_WAIT_MS), num_parallel_calls=npc).batch(16)
+        ds = ds.prefetch(tf.data.AUTOTUNE)
+        if fixed:
+            ds = _with_pool(ds, _threads())
+        fit(model(MODEL_MS), ds, steps)
+    elif job == "tfops_busy":
+        x = np.random.default_rng(0).random((4096, 1024), dtype=np.float32)
+        npc = cores if fixed else tf.data.AUTOTUNE
+        ds = tf.data.Dataset.from_tensor_slices(x).repeat().map(features, num_parallel_calls=npc)
+        fit(model(1.0), ds.map(lambda v, y: (v[:FEATURES], y)).batch(32).prefetch(tf.data.AUTOTUNE), steps)
+    elif job == "epochs_cache":
+        x = np.random.default_rng(0).random((1152, 1024), dtype=np.float32)  # 4.7 MB in memory
+        ds = tf.data.Dataset.from_tensor_slices(x).map(costly_features, num_parallel_calls=tf.data.AUTOTUNE)
+        if fixed:
+            ds = ds.cache()
+        ds = ds.batch(32).prefetch(tf.data.AUTOTUNE)
+        m = keras.Sequential([keras.Input((1024,)), keras.layers.Dense(1)])
+        m.compile(optimizer="sgd", loss="mse")
+        clock = StepClock()
+
+        class Clock(keras.callbacks.Callback):
+            def on_train_batch_begin(self, batch, logs=None):
+                clock.tick()
+        try:
+            m.fit(ds, epochs=EPOCHS, verbose=0, callbacks=[Clock()])
+        finally:
+            clock.report()
+    elif job == "image_aug":
+        import tempfile
+        root = _images(tempfile.mkdtemp(prefix="pipelint-images-"))
+        ds = keras.utils.image_dataset_from_directory(root, image_size=(96, 96), batch_size=16, seed=1)
+        aug = keras.Sequential([keras.layers.RandomFlip("horizontal"), keras.layers.RandomRotation(0.1)])
+        kw = {"num_parallel_calls": tf.data.AUTOTUNE} if fixed else {}
+        ds = ds.map(lambda x, y: (aug(x, training=True), y), **kw)
+        m = keras.Sequential([keras.Input((96, 96, 3)), keras.layers.Conv2D(8, 3, strides=2),
+                              keras.layers.GlobalAveragePooling2D(), keras.layers.Dense(2)])
+        m.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        clock = StepClock()
+
+        class Clock(keras.callbacks.Callback):
+            def on_train_batch_begin(self, batch, logs=None):
+                clock.tick()
+        try:
+            m.fit(ds, epochs=max(1, steps // 12), verbose=0, callbacks=[Clock()])
+        finally:
+            clock.report()
+    else:
+        raise SystemExit(f"unknown job {job!r}; one of: {', '.join(TRUTH)}, {', '.join(SHAPES)}")
+
+
+SHAPES = ("loop_fused_wait", "fit_wait_at_cores", "tfops_busy", "epochs_cache", "image_aug")
+
+
+def main(job: str, steps: int, fixed: bool = False) -> None:
+    import tensorflow as tf
+    if job in SHAPES:
+        shapes(job, steps, fixed)
+        return
     n = steps + 20  # a little more data than steps: the epoch never runs dry
     if job in ("wait_map", "busy_map"):
         cost = sleep_ms if job == "wait_map" else spin_ms
@@ -188,11 +340,12 @@ def main(job: str, steps: int) -> None:
         ds = tf.data.Dataset.from_tensor_slices((x, x[:, :1])).batch(32).prefetch(tf.data.AUTOTUNE)
         fit(model(MODEL_BOUND_MS), ds, steps)
     else:
-        raise SystemExit(f"unknown job {job!r}; one of: {', '.join(TRUTH)}")
+        raise SystemExit(f"unknown job {job!r}; one of: {', '.join(TRUTH)}, {', '.join(SHAPES)}")
 
 
 if __name__ == "__main__":
     try:
-        main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100)
+        main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100,
+             fixed=len(sys.argv) > 3 and sys.argv[3] == "fixed")
     finally:
         report_calls()

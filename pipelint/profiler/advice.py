@@ -4,9 +4,12 @@ Per step (ms): S = median step time, W = input wait, C = S - W (the step's own w
 pipeline's time per delivered batch: P = S when input-bound with the pipeline overlapping the step
 (a prefetch or any asynchronous stage), the sum of the stages' wall time per batch when not
 input-bound, and W when nothing overlaps. An action changes one stage's wall time per batch from
-b to b'; then P' = P - (b - b') and the new step is S' = max(C, P') with overlap, C + P' without.
-The process cannot do the same CPU work faster than its cores allow: S' >= CPU per step / cores,
-where CPU per step = cores busy x S, less the CPU the action removes (none for more threads).
+b to b'; then P' = max(b', P - b + b') and the new step is S' = max(C, P') with overlap, C + P'
+without (`Situation.project`: the one stage model, the one `--verify` checks). The process cannot
+do the same CPU work faster than its cores allow: S' >= CPU per step / cores, where CPU per step =
+cores busy x S, less the CPU the action removes; not applied to more threads on a waiting stage,
+whose floor is the GIL instead (`waiting_stage_ms`). A cache after a stage is priced over the
+job's epochs: epoch 1 as now, the others at the step without that stage and those before it.
 
 Where the work of a stage goes is measured, not assumed (pytimer.PyTimer): a Python stage whose
 threads use less than half a core per call *waits* (I/O, sleeps) and gains from more threads than
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipelint.codes import CODES
-from pipelint.profiler.memory import mem_available, memory_notes, where
+from pipelint.profiler.memory import mem_available, memory_notes, site_text, where
 
 #: XProf's thresholds: >= 20% of step time waiting for input is "highly input-bound".
 INPUT_BOUND = 0.20
@@ -139,21 +142,30 @@ def cap_overlap(stages: list, elapsed_s: float) -> None:
 def figures(stages: list, cpus: int) -> list[StageFigures]:
     if not stages:
         return []
-    root = max(stages[0].elements, 1)
     total = sum(s.processing_ns for s in stages) or 1
     out = []
+    # Outputs of the current stage per batch delivered to training: 1 down to the batch, the batch
+    # size below it. Each stage's own consumed/outputs ratio comes from one snapshot, so stages
+    # read at different times (an exhausted source kept from an earlier read) still agree.
+    outputs_per_batch = 1.0
     for s in stages:
-        tpe = (s.processing_ns / s.elements / 1e6) if s.elements else None
-        per_batch = s.processing_ns / root / 1e6
+        consumed = s.consumed or s.outputs or s.elements
+        per_output_ms = s.processing_ns / s.outputs / 1e6 if s.outputs else 0.0
+        per_batch = per_output_ms * outputs_per_batch
+        ratio = consumed / s.outputs if s.outputs and consumed else 1.0
+        elements_per_batch = outputs_per_batch * ratio
+        outputs_per_batch = elements_per_batch
+        tpe = (s.processing_ns / consumed / 1e6) if consumed else None
         bpe = (s.bytes_produced / s.elements) if s.elements and s.bytes_produced else None
         f = StageFigures(s, tpe, per_batch, per_batch, s.processing_ns / total, bpe,
-                         elements_per_batch=max(1.0, s.elements / root) if s.elements else 1.0)
+                         elements_per_batch=max(1.0, elements_per_batch))
         timers = _timers(s.op)
         calls = sum(t.calls for t in timers)
         if calls:
             f.py_calls = calls
-            f.py_wall_ms = 1000 * sum(t.wall for t in timers) / calls
-            f.py_cpu_ms = 1000 * sum(t.cpu for t in timers) / calls
+            timed = sum(t.timed or t.calls for t in timers)
+            f.py_wall_ms = 1000 * sum(t.wall for t in timers) / timed
+            f.py_cpu_ms = 1000 * sum(t.cpu for t in timers) / timed
             sw = sum(t.sampled_wall - t.sampled_queue for t in timers)
             if sw > 0:  # see PyTimer.busy_fraction
                 f.py_busy = max(0.0, min(1.0, sum(t.sampled_cpu for t in timers) / sw))
@@ -184,15 +196,28 @@ class Situation:
     def compute_ms(self) -> float:
         return max(0.0, self.step_ms - self.wait_ms)
 
-    def speedup(self, wall_saved_ms: float, cpu_saved_ms: float = 0.0, make_overlap: bool = False) -> float:
-        if self.step_ms <= 0:
-            return 1.0
-        new_pipe = max(0.0, self.pipe_ms - wall_saved_ms)
+    def project(self, stage_ms: float, new_stage_ms: float, cpu_saved_ms: float = 0.0,
+                make_overlap: bool = False, cpu_floor: bool = True) -> float:
+        """The step once one stage's wall time per batch goes from stage_ms to new_stage_ms.
+
+        The pipeline takes at least the new stage's time: P' = max(b', P - b + b'). With overlap
+        (prefetch, any asynchronous stage) the step is max(C, P'), else C + P'. `cpu_floor`: the
+        process cannot do its CPU work faster than its cores allow (off for actions that add
+        waiting threads: they add no CPU work, and the process CPU measured while a stage waits
+        holds idle polling that does not grow with the pace)."""
+        new_pipe = max(new_stage_ms, self.pipe_ms - stage_ms + new_stage_ms)
         overlap = self.overlapped or make_overlap
         new_step = max(self.compute_ms, new_pipe) if overlap else self.compute_ms + new_pipe
-        if self.cpu_ms_per_step is not None:
+        if cpu_floor and self.cpu_ms_per_step is not None:
             new_step = max(new_step, max(0.0, self.cpu_ms_per_step - cpu_saved_ms) / self.cpus)
-        return max(1.0, self.step_ms / max(new_step, 1e-9))
+        return max(new_step, 1e-9)
+
+    def speedup(self, wall_saved_ms: float, cpu_saved_ms: float = 0.0, make_overlap: bool = False) -> float:
+        """Speedup when a stage's wall time per batch drops by wall_saved_ms (to at least 0)."""
+        if self.step_ms <= 0:
+            return 1.0
+        new_step = self.project(wall_saved_ms, 0.0, cpu_saved_ms, make_overlap)
+        return max(1.0, self.step_ms / new_step)
 
 
 def situation(figs: list[StageFigures], step_ms: float, wait_ms: float, cores_used: float | None,
@@ -209,19 +234,58 @@ def situation(figs: list[StageFigures], step_ms: float, wait_ms: float, cores_us
     return Situation(step_ms, wait_ms, overlapped, pipe, cpu, cpus)
 
 
-def _threads_for(per_item_ms: float, budget_ms: float) -> int:
-    """Threads so that per_item_ms of waiting, spread over them, fits in budget_ms per item."""
-    if budget_ms <= 0:
-        return MAX_THREADS
-    # Twice what the mean needs: waiting threads cost no core, and they absorb jitter in the waits.
-    return int(min(MAX_THREADS, max(2, math.ceil(2.0 * per_item_ms / budget_ms))))
+def waiting_threads(per_element_ms: float, cpu_ms: float, elements_per_batch: float, compute_ms: float,
+                    cpus: int) -> int:
+    """Threads for a stage whose calls wait: enough that its work per batch, spread over them,
+    takes half the model's step (waits jitter), but no more than keep the cores busy with the
+    calls' own CPU time (cores x wall/CPU per call), and at most MAX_THREADS."""
+    work = elements_per_batch * per_element_ms
+    need = math.ceil(2.0 * work / compute_ms) if compute_ms > 0 else MAX_THREADS
+    by_cpu = math.floor(cpus * per_element_ms / cpu_ms) if cpu_ms > 0 else MAX_THREADS
+    return int(max(cpus + 1, min(MAX_THREADS, need, by_cpu)))
+
+
+def gil_ms_per_call(f: StageFigures, py_overhead_ms: float | None) -> float:
+    """CPU time per call that runs one call at a time: the function's own Python and, for a
+    py_function/numpy_function, TensorFlow's Python around it (calibrate.py)."""
+    extra = (py_overhead_ms or 0.0) if f.stage.op.extra.get("py_function") else 0.0
+    return (f.py_cpu_ms or 0.0) + extra
+
+
+def waiting_stage_ms(f: StageFigures, threads: int, py_overhead_ms: float | None = None) -> float:
+    """Wall time per batch of a waiting Python stage on `threads` threads.
+
+    Its calls overlap, but their Python runs one at a time under the GIL (a floor of elements x
+    GIL time per call). A fused map+batch fills one batch at a time when it has fewer threads than
+    the batch has elements, so its calls run in rounds: ceil(elements / threads) x time per call;
+    with more threads than that, a batch still waits for its slowest call (one round, at least)."""
+    per_element = f.time_per_element_ms or f.py_wall_ms or 0.0
+    if f.stage.kind.endswith("+batch"):
+        spread = math.ceil(f.elements_per_batch / threads) * per_element
+    else:
+        spread = f.elements_per_batch * per_element / threads
+    return max(spread, f.elements_per_batch * gil_ms_per_call(f, py_overhead_ms))
+
+
+def _par_text(st) -> str:
+    par = st.parallelism or 1
+    if st.autotuned:
+        return f"autotuned to {par:g}" + (f" (at most {st.parallelism_max:g}, the pool's size)"
+                                           if st.parallelism_max else "")
+    return f"num_parallel_calls={par:g}" if par > 1 else "serial"
 
 
 def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_used: float | None,
-            cpus: int | None = None, mem: int | None = None, names: bool = True) -> list[dict]:
+            cpus: int | None = None, mem: int | None = None, names: bool = True,
+            epochs: int | None = None, py_overhead_ms: float | None = None,
+            system_busy: float | None = None) -> list[dict]:
     """Suggestions, best first. Each: code, name, action, message, source, stage, expected_speedup,
     speedup_basis ("model": what the action should give; "upper-bound": the step if the stage cost
-    nothing), verifiable (the probe can apply it at run time), safe (same elements), fix.
+    nothing), verifiable (the probe can apply it at run time), safe (same elements), fix, and for
+    actions that pay over epochs `priced_over`. `epochs`: how many epochs the job runs (cache).
+    `py_overhead_ms`: TensorFlow's own CPU per py_function call (calibrate.py), GIL-bound like the
+    function's. `system_busy`: cores busy system-wide (this process too): cores other processes
+    use are not free for a stage either.
     `names=False` leaves `name` out (the live warning on the training thread needs only codes)."""
     cpus = cpus or available_cpus()
     figs = figures(stages, cpus)
@@ -230,10 +294,11 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
     sit = situation(figs, step_ms or 0.0, wait_ms or 0.0, cores_used, cpus) if have_steps else None
     total_wall = sum(f.wall_per_batch_ms for f in figs if f.stage.kind != "prefetch") or 1.0
     busy = cores_used if cores_used is not None else 0.0
-    free_cores = max(0.0, cpus - busy)
+    free_cores = max(0.0, cpus - max(busy, system_busy or 0.0))
+    mem = mem if mem is not None else mem_available()
 
     def add(code: str | None, action: str, f: StageFigures | None, message: str, speedup: float | None,
-            basis: str = "model", fix: dict | None = None, safe: bool = True) -> None:
+            basis: str = "model", fix: dict | None = None, safe: bool = True, **more: Any) -> None:
         op = f.stage.op if f is not None else None
         if speedup is not None and speedup < MIN_SPEEDUP:
             return
@@ -244,16 +309,18 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
             "stage": op.name if op is not None else None,
             "expected_speedup": round(speedup, 2) if speedup is not None else None,
             "speedup_basis": basis if speedup is not None else None,
-            "verifiable": fix is not None, "safe": safe, "fix": fix,
+            "verifiable": fix is not None, "safe": safe, "fix": fix, **more,
         })
 
     def bound(f: StageFigures) -> float | None:
         if sit is None:
             return None
+        if f.work == "waits":  # its process CPU is mostly idle polling, not work that would go
+            return max(1.0, sit.step_ms / sit.project(f.wall_per_batch_ms, 0.0, cpu_floor=False))
         cpu_saved = f.elements_per_batch * (f.py_cpu_ms or 0.0) if f.py_calls else 0.0
         return sit.speedup(f.wall_per_batch_ms, cpu_saved)
 
-    for f in figs:
+    for i, f in enumerate(figs):
         st, op = f.stage, f.stage.op
         if op.extra.get("internal") or op.extra.get("added_by"):
             continue
@@ -266,22 +333,29 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
                         f" and is on a CPU {100 * f.cpu_fraction:.0f}% of the time it is not queued for"
                         f" one: it {f.work}")
         is_map = st.kind in ("map", "map+batch")
+        if is_map and sit is not None:
+            _cache_after(add, sit, figs, i, f, epochs, mem, cost, share)
         if is_map and f.python:
-            serial = par <= 1
-            if f.work == "waits" and serial:
-                # More threads than cores: the calls wait, they do not need a core each.
-                per_item = f.time_per_element_ms or f.py_wall_ms or 0.0
-                budget = (sit.compute_ms / max(f.elements_per_batch, 1.0)) if sit else 0.0
-                n = _threads_for(per_item, budget)
-                new_wall = f.elements_per_batch * max(per_item / n, f.py_cpu_ms or 0.0)
-                sp = sit.speedup(f.wall_per_batch_ms - new_wall) if sit else None
-                fix = {"map_parallelism": {"path": op.path, "line": op.line, "num_parallel_calls": n},
-                       "threadpool_size": max(n, cpus)} if op.path else None
-                add("PL101", "parallelize", f,
-                    f"map at {where(op)} is serial and waits{measured}; {cost}, {share}. Pass"
-                    f" num_parallel_calls={n} and set options.threading.private_threadpool_size={max(n, cpus)}"
-                    " (more threads than cores: the calls wait, they do not need a core each)", sp, fix=fix)
-            b = bound(f)
+            if f.work == "waits" and sit is not None:
+                # More threads than cores: the calls wait, they do not need a core each. A stage
+                # already at the core count (set or autotuned) is not "parallel" for waiting calls.
+                per_element = f.time_per_element_ms or f.py_wall_ms or 0.0
+                gil = gil_ms_per_call(f, py_overhead_ms)
+                n = waiting_threads(per_element, gil, f.elements_per_batch, sit.compute_ms, cpus)
+                if n > par:
+                    new_ms = waiting_stage_ms(f, n, py_overhead_ms)
+                    new_step = sit.project(f.wall_per_batch_ms, new_ms, make_overlap=True, cpu_floor=False)
+                    sp = sit.step_ms / new_step
+                    fix = {"map_parallelism": {"path": op.path, "line": op.line, "num_parallel_calls": n},
+                           "threadpool_size": max(n, cpus)} if op.path else None
+                    add("PL101", "parallelize", f,
+                        f"map at {where(op)} waits ({_par_text(st)}){measured}; {cost}, {share}. Pass"
+                        f" num_parallel_calls={n} and set options.threading.private_threadpool_size={max(n, cpus)}"
+                        f" (more threads than cores: the calls wait, they do not need a core each; tf.data's"
+                        f" shared pool has one thread per core). Projected step: max(model {sit.compute_ms:.1f} ms,"
+                        f" stage {new_ms:.1f} ms: {f.elements_per_batch:.3g} elements x {per_element:.2f} ms over {n}"
+                        f" threads, at least {gil:.2f} ms of GIL-held Python per element) = {new_step:.1f} ms",
+                        sp, fix=fix)
             if f.work == "computes":
                 why = (f"map at {where(op)} holds the GIL{measured}; {cost}, {share}. More threads give it"
                        " nothing (one Python thread runs at a time): rewrite it with TensorFlow ops, then map"
@@ -291,17 +365,17 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
                        f" {share}. Rewritten with TensorFlow ops (tf.io, tf.image, ...) it runs without the"
                        " GIL and in parallel")
             add("PL106", "rewrite-tf-ops", f, why + "; not verifiable by a run: the figure is the step if"
-                " this stage cost nothing", b, basis="upper-bound")
-        elif is_map and par <= 1 and not op.extra.get("num_parallel_calls"):
-            # A serial map of TF ops: tf.data's threads run it on free cores.
+                " this stage cost nothing", bound(f), basis="upper-bound")
+        elif is_map and par <= 1 and not st.autotuned and not op.extra.get("num_parallel_calls"):
+            # A serial map of TF ops: tf.data's threads run it on the free cores, no more.
             if sit is not None and free_cores >= 0.5:
                 k = max(1.0, min(float(cpus), 1.0 + free_cores))
-                sp = sit.speedup(f.wall_per_batch_ms * (1 - 1 / k))
+                new_step = sit.project(f.wall_per_batch_ms, f.wall_per_batch_ms / k, make_overlap=True)
                 fix = {"map_parallelism": {"path": op.path, "line": op.line, "num_parallel_calls": -1}} \
                     if op.path else None
                 add("PL101", "parallelize", f, f"map at {where(op)} is serial: {cost}, {share}; pass"
-                    f" num_parallel_calls=tf.data.AUTOTUNE ({free_cores:.1f} of {cpus} cores are idle)",
-                    sp, fix=fix)
+                    f" num_parallel_calls=tf.data.AUTOTUNE ({free_cores:.1f} of {cpus} cores are idle system-wide, so at"
+                    f" most {k:.1f}x on this stage)", sit.step_ms / new_step, fix=fix)
         elif op.op == "from_generator" and op.extra.get("pydataset"):
             workers = op.extra.get("workers", 1) or 1
             per_call = f.py_wall_ms or f.per_batch_ms
@@ -313,8 +387,7 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
                 fix = {"pydataset_workers": {"class": op.extra.get("class"), "workers": n,
                                              "use_multiprocessing": True}}
             else:
-                budget = sit.compute_ms if sit else 0.0
-                n = _threads_for(per_call, budget)
+                n = waiting_threads(per_call, cpu_call, 1.0, sit.compute_ms if sit else 0.0, cpus)
                 new_wall = max(per_call / n, cpu_call)
                 how = f"workers={n} (it waits: threads are enough, more than cores)"
                 fix = {"pydataset_workers": {"class": op.extra.get("class"), "workers": n,
@@ -337,18 +410,19 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
             f" the pipeline ({sit.wait_ms:.1f} ms) and the step ({sit.compute_ms:.1f} ms) do not overlap;"
             " end it with .prefetch(tf.data.AUTOTUNE)", sp, fix={"prefetch": True})
 
-    # Input-bound with every core busy and nothing else to do: this host is spent.
-    if sit is not None and not out and sit.wait_ms >= INPUT_BOUND * sit.step_ms and free_cores < 0.5:
+    # Input-bound, the slowest stage computes with as many threads as cores, the process uses the
+    # cores, and nothing local is left: this host is spent.
+    if sit is not None and not any(s["speedup_basis"] == "model" for s in out) \
+            and sit.wait_ms >= INPUT_BOUND * sit.step_ms:
         b = bottleneck(figs)
-        # TF ops keep a core busy while they run: their work per batch is CPU this host gets back.
-        pipeline_cpu = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
-        if b is not None and b.work == "tf-ops":  # tf.data service workers cannot run Python
-            add(None, "data-service", b, f"the pipeline waits on {b.stage.op.name} at {where(b.stage.op)} and"
-                f" all {cpus} cores are busy ({busy:.1f} used): this host cannot prepare input faster. Move"
-                " preprocessing to tf.data service workers on other machines; the figure is the step if"
-                " input cost nothing", sit.speedup(sit.pipe_ms, cpu_saved_ms=pipeline_cpu), basis="upper-bound")
+        if b is not None and host_spent(b, cores_used, cpus):  # tf.data service workers cannot run Python
+            pipeline_cpu = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
+            add(None, "data-service", b, f"the pipeline waits on {b.stage.op.name} at {where(b.stage.op)},"
+                f" which computes with {_par_text(b.stage)} on {cpus} cores, and the process keeps"
+                f" {busy:.1f} cores busy: this host cannot prepare input faster. Move preprocessing to"
+                " tf.data service workers on other machines; the figure is the step if input cost nothing",
+                sit.speedup(sit.pipe_ms, cpu_saved_ms=pipeline_cpu), basis="upper-bound")
 
-    mem = mem if mem is not None else mem_available()
     for note in memory_notes(figs, mem):
         if note["code"]:
             add(note["code"], "cache", note["figures"], note["message"], None)
@@ -356,6 +430,63 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
     # Priced actions first, then upper bounds (a promise beats a ceiling), each by size.
     out.sort(key=lambda s: (s["speedup_basis"] != "model", -(s["expected_speedup"] or 0.0)))
     return out
+
+
+#: The process keeps at least this share of its cores busy when its host is spent.
+SPENT_CORES = 0.5
+
+
+def host_spent(b: StageFigures, cores_used: float | None, cpus: int) -> bool:
+    """Saturation from what the slowest stage does, not from one noisy CPU figure near a threshold:
+    it computes (TF ops, or Python that computes), it already runs as many calls as there are
+    cores (autotune raised it there, or num_parallel_calls), and the process keeps at least half of
+    the cores busy (a stage at the core count that leaves them idle waits on something else)."""
+    if b.work not in ("tf-ops", "computes") or b.stage.kind not in ("map", "map+batch", "interleave"):
+        return False
+    return (b.stage.parallelism or 1) >= cpus and (cores_used or 0.0) >= SPENT_CORES * cpus
+
+
+def _cache_after(add, sit: Situation, figs: list[StageFigures], i: int, f: StageFigures, epochs: int | None,
+                 mem: int | None, cost: str, share: str) -> None:
+    """cache() right after a deterministic map that is re-computed every epoch and fits in memory.
+
+    Priced over the job's epochs: epoch 1 runs as now (and fills the cache), epochs 2..E read it,
+    so this stage and every stage before it cost (about) nothing from then on."""
+    from pipelint.profiler.determinism import deterministic_at
+    from pipelint.profiler.memory import human_bytes
+    op = f.stage.op
+    if not epochs or epochs < 2 or not op.path:
+        return
+    outer = [g.stage.op for g in figs[:i]]
+    if any(o.op == "cache" for o in outer):
+        return  # already cached after this stage
+    inner = figs[i + 1:]
+    if any(g.stage.kind.startswith("shuffle") or g.stage.op.op in ("shuffle", "random") for g in inner):
+        return  # its input changes order every epoch: a cache would freeze the first order
+    card = op.extra.get("cardinality")
+    bpe = f.bytes_per_element
+    if not card or card <= 0 or not bpe:
+        return  # infinite or unknown: a cache would never be complete
+    need = bpe * card
+    if mem is None or need > 0.5 * mem:
+        return  # PL301's business: cache(filename) is a different trade
+    if deterministic_at(op.path, op.line) is not True:
+        return
+    # From epoch 2 the pipeline is what comes after the cache: the stages after this one.
+    after = sum(g.wall_per_batch_ms for g in figs[:i] if g.stage.kind != "prefetch")
+    cpu_saved = sum(g.per_batch_ms for g in [f, *inner] if g.work == "tf-ops")
+    cached_step = sit.project(sit.pipe_ms, after, cpu_saved)
+    job = epochs * sit.step_ms / (sit.step_ms + (epochs - 1) * cached_step)
+    add(None, "cache", f,
+        f"map at {where(op)} is deterministic (no random ops) and re-computed every epoch; {cost}, {share};"
+        f" its output, {card} elements x {bpe:.0f} B = {human_bytes(need)}, fits in memory"
+        f" ({human_bytes(mem)} available). Add .cache() right after it: epoch 1 runs as now and fills the"
+        f" cache, epochs 2-{epochs} read it at about {cached_step:.1f} ms/step instead of {sit.step_ms:.1f}"
+        f" ({sit.step_ms / cached_step:.1f}x on those epochs, {job:.2f}x over the job's {epochs} epochs)",
+        job, fix={"cache_after": {"path": op.path, "line": op.line}},
+        priced_over={"epochs": epochs, "paying_epochs": f"2-{epochs}", "step_ms_cached": round(cached_step, 3),
+                     "per_step_speedup": round(sit.step_ms / cached_step, 2),
+                     "steps_per_epoch": math.ceil(card / max(f.elements_per_batch, 1.0))})
 
 
 def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: float | None,
@@ -370,8 +501,18 @@ def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: fl
     if op.extra.get("added_by"):
         return (f"the slowest stage, {op.name}, was added by {op.extra['added_by']}; change the call that"
                 f" adds it ({where(op)})")
+    st = b.stage
+    if st.autotuned and st.parallelism_max and (st.parallelism or 1) < st.parallelism_max:
+        return (f"the slowest stage, {op.name} at {where(op)}, runs TensorFlow ops that autotune keeps at"
+                f" parallelism {st.parallelism or 1:g} of at most {st.parallelism_max:g}: more calls at once did"
+                " not pay on this host (its ops already use the cores), and no cheaper action is known for it")
+    if b.work in ("tf-ops", "computes") and (st.parallelism or 1) >= cpus:
+        used = f"{cores_used:.1f}" if cores_used is not None else "an unknown number of"
+        return (f"the slowest stage, {op.name} at {where(op)}, computes with {_par_text(st)} on {cpus} cores"
+                f" and this process used {used} of them: no local action is left; the cores not used"
+                " by this process were busy with other processes (see host CPU)")
     return (f"the slowest stage, {op.name} at {where(op)}, is already parallel"
-            f" ({b.stage.parallelism or 1:g}) and no cheaper action is known for it")
+            f" ({st.parallelism or 1:g}) and no cheaper action is known for it")
 
 
 def live_hint(session, pipe) -> str:
@@ -392,11 +533,14 @@ def live_hint(session, pipe) -> str:
     sugg = suggest(stages, step_ms, wait_ms, stats.cpu_cores_used() if stats else None, names=False)
     if sugg:
         top = sugg[0]
-        short = {"PL101": "is serial", "PL106": "calls Python (py_function)",
+        short = {"PL101": "needs more parallel calls", "PL106": "calls Python (py_function)",
                  "PL107": "is a Python generator", "PL407": "has no workers",
-                 "PL103": "has no prefetch"}.get(top["code"], top["action"])
+                 "PL103": "has no prefetch"}.get(top["code"]) or \
+            {"cache": "is re-computed every epoch", "data-service": "has spent this host's cores"}.get(
+                top["action"], top["action"])
         src = top["source"]
-        at = f" at {os.path.basename(src['path'])}:{src['line']}" if src else ""
+        moved = session.relocate(src["path"], src["line"]) if src and session.relocate else None
+        at = f" at {site_text(*(moved or (src['path'], src['line'])))}" if src else ""
         return f"{top['stage']}{at} {short} ({top['code'] or top['action']})"
     figs = figures(stages, available_cpus())
     b = bottleneck(figs)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import atexit
+import linecache
 import os
 import sys
 from typing import Any
@@ -22,10 +23,15 @@ def _session() -> Session:
         return s
     if _DEFAULT is None:
         _DEFAULT = Session()
-        from pipelint.profiler.display import ipython_shell, report_after_cells
+        from pipelint.profiler.display import (
+            cell_site,
+            ipython_shell,
+            report_after_cells,
+        )
 
         shell = ipython_shell()
         if shell is not None:
+            _DEFAULT.relocate = cell_site  # sites as "cell N, line M"
             report_after_cells(shell, _finish_cell)  # IPython: a report after the cell, none at exit
         else:
             atexit.register(_print_at_exit)
@@ -67,10 +73,14 @@ def probe(ds: Any, _frame=None) -> Any:
 def _guess_sites(s: Session, ds: Any, frame) -> None:
     """Match the chain's ops to `.op(` calls above the probe() line in the caller's file, nearest first."""
     path = frame.f_code.co_filename
-    if not os.path.isfile(path):
-        return
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    else:  # an IPython cell: its code lives in linecache under the cell's name
+        text = "".join(linecache.getlines(path))
+        if not text:
+            return
+    tree = ast.parse(text, path)
     calls = sorted((n.lineno, n.func.attr) for n in ast.walk(tree)
                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                    and n.func.attr in DATASET_METHODS and n.lineno <= frame.f_lineno)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-__all__ = ["ipython_shell", "report_after_cells", "show", "show_in_notebook"]
+__all__ = ["cell_site", "ipython_shell", "magic_cell_site", "report_after_cells", "show", "show_in_notebook"]
 
 
 def _in_notebook(shell: Any) -> bool:
@@ -20,6 +20,37 @@ def ipython_shell() -> Any:
         return module.get_ipython() if module is not None else None
     except Exception:  # noqa: BLE001 - a half-initialised IPython is no shell
         return None
+
+
+def _cell_names(shell: Any) -> dict:
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    return names if isinstance(names, dict) else {}
+
+
+def cell_site(path: str, line: int) -> tuple[str, int] | None:
+    """("cell N", line in the cell) for code IPython compiled from its cell N (In [N]), else None.
+
+    IPython names each cell's code <ipython-input-N-...> (a terminal) or a temporary file (a
+    Jupyter kernel); its compiler maps the name back to N."""
+    number = _cell_names(ipython_shell()).get(path)
+    if not isinstance(number, int) or number <= 0:
+        return None
+    return f"cell {number}", line
+
+
+def magic_cell_site(shell: Any) -> Callable[[str, int], tuple[str, int] | None]:
+    """`cell_site` for a `%%pipelint_profile` cell about to run its body: the body is compiled as
+    a cell of its own (numbered after the counter IPython already advanced), but the user sees it
+    as the magic's cell, starting on its second line."""
+    names = _cell_names(shell)
+    before = set(names)
+    outer = names[next(reversed(names))] if names else None  # the cell running the magic
+
+    def relocate(path: str, line: int) -> tuple[str, int] | None:
+        if outer is not None and path in names and path not in before:
+            return f"cell {outer}", line + 1
+        return cell_site(path, line)
+    return relocate
 
 
 def show(report: dict, shell: Any) -> None:

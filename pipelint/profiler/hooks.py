@@ -255,6 +255,8 @@ def _recording_wrapper(func: Callable, name: str) -> Callable:
             session.record(result, name, (path, line), extra)
         except Exception as exc:
             session.fail(f"recording {name}()", exc)
+        if site is not None and name == "map" and _same_site(session.fixes.get("cache_after"), site):
+            result = _cached(session, result, site)
         return result
     wrapper.__name__ = getattr(func, "__name__", name)
     wrapper.__qualname__ = getattr(func, "__qualname__", name)
@@ -280,6 +282,18 @@ def _fixed_call(session: Session, name: str, site: tuple, args: tuple, kwargs: d
     if name in ("map", "from_generator") and _same_site(fixes.get("free_stage"), site):
         _tls.free = True  # the stage's Python code runs once; its first result is repeated
     return args, kwargs
+
+
+def _cached(session: Session, ds: Any, site: tuple) -> Any:
+    """Verification runs: `.cache()` right after the map at the fix's line (same elements, same
+    order: only a deterministic map over a finite input is offered this fix)."""
+    _tls.depth = 1  # the cache is pipelint's, not a call of the user's to record as a map
+    try:
+        cached = ds.cache()
+    finally:
+        _tls.depth = 0
+    session.record(cached, "cache", site[:2], {"filename": "", "added_by": "pipelint --verify"})
+    return cached
 
 
 def _recording_init(init: Callable, cname: str) -> Callable:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import html
 import math
-import os
 from typing import Any
+
+from pipelint.profiler.memory import site_text
 
 __all__ = ["render_html", "write_html"]
 
@@ -41,7 +42,7 @@ def _e(v: Any) -> str:
 def _short(source: dict | None) -> str:
     if not source:
         return "-"
-    return f"{os.path.basename(source['path'])}:{source['line']}"
+    return site_text(source["path"], source["line"])
 
 
 def _num(v: Any, spec: str = ".3f") -> str:

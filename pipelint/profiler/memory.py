@@ -2,11 +2,22 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
+
+#: An IPython cell's site after `display.cell_site`: "cell N".
+CELL = re.compile(r"^cell \d+$")
+
+
+def site_text(path: str, line: int | None) -> str:
+    """`train.py:12`, or `cell 3, line 2` for an IPython cell (see display.cell_site)."""
+    if CELL.match(path):
+        return f"{path}, line {line}"
+    return f"{os.path.basename(path)}:{line}"
 
 
 def where(op) -> str:
-    return f"{os.path.basename(op.path)}:{op.line}" if op.path else "an unknown line"
+    return site_text(op.path, op.line) if op.path else "an unknown line"
 
 
 def mem_available() -> int | None:

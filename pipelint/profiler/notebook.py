@@ -67,11 +67,14 @@ def profile_cell(line: str, cell: str, shell: Any = None) -> dict | None:
         print("pipelint: the probe needs TensorFlow (pip install 'pipelint[profile]')", file=sys.stderr)
         shell.run_cell(cell)
         return None
+    from pipelint.profiler.display import magic_cell_site
     from pipelint.profiler.install import install, uninstall
     from pipelint.profiler.report import build_report
     from pipelint.profiler.session import Session
 
-    session = install(Session())
+    session = Session()
+    session.relocate = magic_cell_site(shell)  # sites as "cell N, line M" of the magic's cell
+    install(session)
     try:
         shell.run_cell(cell)
     finally:

@@ -1,4 +1,8 @@
-"""Timing of the Python code behind a stage: wall, thread CPU and run-queue time per call."""
+"""Timing of the Python code behind a stage: wall, thread CPU and run-queue time per call.
+
+Calls are counted one by one but timed one in TIME_EVERY (the first, then every TIME_EVERY-th):
+a stage's calls are many and alike, so a sample gives their mean for a quarter of the clock reads
+(`benchmarks/probe_overhead.py --micro` prints what a counted and a timed call cost)."""
 from __future__ import annotations
 
 import os
@@ -8,6 +12,11 @@ from typing import Callable
 
 
 _tls = threading.local()
+
+#: One call in this many is timed (wall, thread CPU); all are counted.
+TIME_EVERY = 4
+#: One timed call in this many also reads the thread's schedstat (run-queue time).
+SCHED_EVERY = 2
 
 
 def _schedstat() -> tuple[float, float] | None:
@@ -36,10 +45,11 @@ class PyTimer:
     code that computes, about 0 for code that waits, whatever the load.
     """
 
-    __slots__ = ("calls", "wall", "cpu", "sampled_wall", "sampled_cpu", "sampled_queue")
+    __slots__ = ("calls", "timed", "wall", "cpu", "sampled_wall", "sampled_cpu", "sampled_queue")
 
     def __init__(self) -> None:
-        self.calls = 0
+        self.calls = 0  # every call
+        self.timed = 0  # the calls whose time is in `wall` and `cpu`
         self.wall = 0.0
         self.cpu = 0.0
         self.sampled_wall = 0.0
@@ -47,13 +57,14 @@ class PyTimer:
         self.sampled_queue = 0.0
 
     def start(self) -> tuple:
-        sched = _schedstat() if self.calls % 8 == 0 else None
+        sched = _schedstat() if self.timed % SCHED_EVERY == 0 else None
         return time.perf_counter(), time.thread_time(), sched
 
     def stop(self, token: tuple) -> None:
+        """End a timed call (the caller counts it in `calls` itself)."""
         t0, c0, sched0 = token
         wall = time.perf_counter() - t0
-        self.calls += 1
+        self.timed += 1
         self.wall += wall
         self.cpu += time.thread_time() - c0
         if sched0 is not None:
@@ -65,8 +76,20 @@ class PyTimer:
 
     def add(self, wall: float, cpu: float) -> None:
         self.calls += 1
+        self.timed += 1
         self.wall += wall
         self.cpu += cpu
+
+    @property
+    def wall_per_call(self) -> float:
+        """Mean wall seconds per call, from the timed calls."""
+        n = self.timed or self.calls
+        return self.wall / n if n else 0.0
+
+    @property
+    def cpu_per_call(self) -> float:
+        n = self.timed or self.calls
+        return self.cpu / n if n else 0.0
 
     @property
     def busy_fraction(self) -> float | None:
@@ -88,6 +111,9 @@ def timed_call(func: Callable, timer: PyTimer, free: bool = False) -> Callable:
         return once
 
     def timed(*args, **kwargs):
+        timer.calls += 1
+        if (timer.calls - 1) % TIME_EVERY:
+            return func(*args, **kwargs)
         token = timer.start()
         try:
             return func(*args, **kwargs)
@@ -108,6 +134,14 @@ def timed_generator(factory: Callable, timer: PyTimer, free: bool = False) -> Ca
 
         def timed():
             while True:
+                timer.calls += 1
+                if (timer.calls - 1) % TIME_EVERY:
+                    try:
+                        value = next(it)
+                    except StopIteration:
+                        return
+                    yield value
+                    continue
                 token = timer.start()
                 try:
                     value = next(it)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
@@ -53,7 +52,9 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         # Direct __getitem__ timing beats the model's when the generator node already left it.
         timer = st.op.extra.get("getitem_timer")
         if timer is not None and timer.calls and st.elements:
-            st.processing_ns = max(st.processing_ns, int(timer.wall / timer.calls * st.elements * 1e9))
+            st.processing_ns = max(st.processing_ns, int(timer.wall_per_call * st.elements * 1e9))
+    if session.relocate is not None:
+        _relocate(stages, session.relocate)
     cpus = advice.available_cpus()
     if pipe is not None:
         advice.cap_overlap(stages, pipe.elapsed())
@@ -65,7 +66,17 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     cores_used = stats.cpu_cores_used()
     mem = memory.mem_available()
     verdict = advice.verdict(fraction)
-    suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem)
+    # Epochs the job runs: what fit was asked for, else the iterators a custom loop made over it.
+    # (Keras may make more than one iterator per epoch, so fit's own count wins when there is one.)
+    epochs = session.fit.epochs or (pipe.iterators if pipe is not None else 0) or None
+    py_overhead = None
+    if any(f.work == "waits" and f.stage.op.extra.get("py_function") for f in figs):
+        from pipelint.profiler.calibrate import py_function_overhead_ms
+        py_overhead = py_function_overhead_ms()  # only when a waiting py_function stage is priced
+    host = getattr(session, "host_cpu", None)
+    suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem, epochs=epochs,
+                                 py_overhead_ms=py_overhead,
+                                 system_busy=host.busy_cores() if host is not None else None)
     if verdict == "model-bound":
         # Nothing in the pipeline is worth a change: no bottleneck, only memory advice.
         suggestions = [s for s in suggestions if s["expected_speedup"] is None]
@@ -73,7 +84,9 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     data_service = service.section(session, pipe, figs, step_ms, wait_ms, fraction, cores_used, cpus,
                                    advice.INPUT_BOUND)
     top = service.suggestion(data_service, cpus)
-    if top is not None:
+    # Scale-out comes last: only when nothing local (parallelism, cache, prefetch) is priced.
+    if top is not None and not any(s["speedup_basis"] == "model" and s["action"] != "data-service"
+                                   for s in suggestions):
         rest = [s for s in suggestions if s["action"] != "data-service"]
         # This host is spent: moving input off it comes first, unless stages the service cannot
         # run must be rewritten before (their own suggestions lead, then this one).
@@ -91,12 +104,15 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "step_time_p10_ms": rnd(summary["step_p10_ms"]) if summary else None,
         "step_time_p90_ms": rnd(summary["step_p90_ms"]) if summary else None,
         "step_time_mean_ms": rnd(summary["step_mean_ms"]) if summary else None,
+        "job_step_mean_ms": rnd(summary["all_mean_ms"]) if summary else None,
         "input_wait_ms": rnd(wait_ms),
         "steps": summary["steps"] if summary else 0,
         "warmup_steps_excluded": summary["warmup_steps"] if summary else 0,
         "step_accounting": STEP_ACCOUNTING.format(factor=WARMUP_FACTOR, most=WARMUP_MAX),
         "step_source": source,  # "keras" (fit callback), "loop" (timed next()), "none"
         "cpu_cores_used": rnd(cores_used, 2),
+        "epochs": epochs,
+        "py_function_overhead_ms": rnd(py_overhead, 4),
         "stages": [_stage_entry(f, cpus) for f in figs],
         "bottleneck": {"stage": b.stage.op.name, "source": _src(b.stage.op)} if b else None,
         "suggestions": suggestions,
@@ -104,8 +120,8 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "data_service": data_service,
         "memory": [{k: v for k, v in n.items() if k != "figures"}
                    for n in memory.memory_notes(figs, mem)],
-        "pydataset_getitem": {k: {"calls": t.calls, "ms_per_call": round(1000 * t.wall / t.calls, 3),
-                                  "cpu_ms_per_call": round(1000 * t.cpu / t.calls, 3)}
+        "pydataset_getitem": {k: {"calls": t.calls, "ms_per_call": round(1000 * t.wall_per_call, 3),
+                                  "cpu_ms_per_call": round(1000 * t.cpu_per_call, 3)}
                               for k, t in session.pydataset_calls.items() if t.calls},
         "thresholds": {"input_bound": advice.INPUT_BOUND, "model_bound": advice.MODEL_BOUND,
                        "waits_below_cpu_fraction": advice.WAITS_BELOW},
@@ -120,6 +136,22 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     if extra:
         report.update(extra)
     return report
+
+
+def _relocate(stages: list, relocate) -> None:
+    """Sites as the user sees them (IPython cells: "cell N", the line in the cell); once per op."""
+    for st in stages:
+        op = st.op
+        if op.path and not op.extra.get("relocated"):
+            op.extra["relocated"] = True
+            moved = relocate(op.path, op.line)
+            if moved is not None:
+                op.path, op.line = moved
+            fused = op.extra.get("fused_with")
+            if fused and fused[1]:
+                moved = relocate(fused[1], fused[2])
+                if moved is not None:
+                    op.extra["fused_with"] = (fused[0], *moved)
 
 
 def _src(op) -> dict[str, Any] | None:
@@ -157,6 +189,7 @@ def _stage_entry(f, cpus: int) -> dict[str, Any]:
         "work_per_batch_ms": round(f.per_batch_ms, 4),
         "parallelism": par,
         "parallelism_source": par_source,
+        "parallelism_max": st.parallelism_max if st.autotuned else None,  # the most autotune may choose
         "buffer_size": st.buffer_size,
         "bytes_per_element": round(f.bytes_per_element, 1) if f.bytes_per_element else None,
         "share": round(f.share, 4),
@@ -178,7 +211,7 @@ def _fmt(v: Any, spec: str = "") -> str:
 def _short(source: dict | None) -> str:
     if not source:
         return "-"
-    return f"{os.path.basename(source['path'])}:{source['line']}"
+    return memory.site_text(source["path"], source["line"])
 
 
 def _parallel(s: dict) -> str:
@@ -187,7 +220,9 @@ def _parallel(s: dict) -> str:
         return "-"
     src = s.get("parallelism_source")
     p = _fmt(p)
-    return {"autotune": f"{p} (autotune)", "set": f"{p} (set)"}.get(src, p)
+    most = s.get("parallelism_max")
+    auto = f"{p} (autotune, max {_fmt(most)})" if most else f"{p} (autotune)"
+    return {"autotune": auto, "set": f"{p} (set)"}.get(src, p)
 
 
 def _work(s: dict) -> str:

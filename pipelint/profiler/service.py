@@ -26,6 +26,8 @@ import os
 import weakref
 from typing import Any
 
+from pipelint.profiler.memory import site_text
+
 #: Input-bound, and at least this share of the cores the process may use is busy: saturated.
 SATURATED = 0.85
 #: The worker counts the projection shows.
@@ -103,7 +105,7 @@ def _where(op) -> dict[str, Any] | None:
 
 
 def _at(op) -> str:
-    return f"{os.path.basename(op.path)}:{op.line}" if getattr(op, "path", None) else "an unknown line"
+    return site_text(op.path, op.line) if getattr(op, "path", None) else "an unknown line"
 
 
 def blockers(ops: list) -> list[dict[str, Any]]:
@@ -184,9 +186,13 @@ def section(session, pipe, figs: list, step_ms: float | None, wait_ms: float | N
             "note": REMOTE_NOTE,
         }
         return out
-    # Saturated by this job: its own CPU use fills its cores. Cores busy with other processes
-    # (system-wide) are reported too, but they are not this job's input to move.
-    out["saturated"] = (cores_used or 0.0) >= SATURATED * cpus
+    # Saturated by this job, judged from what its slowest stage does (it computes with as many
+    # calls as cores, and the process keeps the cores busy), not from one CPU figure near a
+    # threshold. Cores busy with other processes (system-wide) are reported too, but they are not
+    # this job's input to move.
+    from pipelint.profiler.advice import bottleneck, host_spent
+    slowest = bottleneck(figs)
+    out["saturated"] = slowest is not None and host_spent(slowest, cores_used, cpus)
     out["host_cpu"]["busy_with_other_processes"] = bool(
         system is not None and system >= SATURATED * cpus and not out["saturated"])
     pipeline_ms = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
@@ -216,7 +222,7 @@ def suggestion(sec: dict[str, Any], cpus: int) -> dict[str, Any] | None:
            f" {one['step_ms']:.1f} ms ({one['speedup']:.2f}x), with {need} {best_step:.1f} ms. Insert distribute(...) after the expensive"
            " stages, before the trainer's prefetch (snippet in data_service.snippet)")
     if sec["blockers"]:
-        names = ", ".join(f"{b['stage']} at {os.path.basename(b['source']['path'])}:{b['source']['line']}"
+        names = ", ".join(f"{b['stage']} at {site_text(b['source']['path'], b['source']['line'])}"
                           if b["source"] else b["stage"] for b in sec["blockers"])
         msg += f". First rewrite with TensorFlow ops what service workers cannot run: {names}"
     # What enough worker cores give (the model's own time then sets the step).
@@ -235,7 +241,7 @@ def render_lines(sec: dict[str, Any] | None) -> list[str]:
     lines = []
     remote = sec.get("remote")
     if remote:
-        names = ", ".join(s["stage"] + (f" ({os.path.basename(s['source']['path'])}:{s['source']['line']})"
+        names = ", ".join(s["stage"] + (f" ({site_text(s['source']['path'], s['source']['line'])})"
                                         if s["source"] else "") for s in remote["stages"]) or "unknown"
         lines.append(f"  tf.data service: {remote['batches_received']} batches received, input wait"
                      f" {remote['trainer_wait_ms']} ms per step; remote stages: {names}")
@@ -244,10 +250,14 @@ def render_lines(sec: dict[str, Any] | None) -> list[str]:
             lines.append(f"    worker {worker.get('worker')}: " + ", ".join(
                 f"{s['stage']} {s['work_per_batch_ms']:.2f} ms/batch" for s in worker.get("stages", [])))
     host = sec.get("host_cpu") or {}
-    if host.get("system_busy_cores") is not None or host.get("process_cores_used") is not None:
-        lines.append(f"  host CPU: {host.get('process_cores_used')} cores used by this process,"
-                     f" {host.get('system_busy_cores')} of {host.get('cpus')} busy system-wide"
-                     + (" (saturated)" if sec.get("saturated") else ""))
+    used, system = host.get("process_cores_used"), host.get("system_busy_cores")
+    parts = []
+    if used is not None:
+        parts.append(f"{used} cores used by this process")
+    if system is not None:
+        parts.append(f"{system} of {host.get('cpus')} busy system-wide")
+    if parts:
+        lines.append("  host CPU: " + ", ".join(parts) + (" (saturated)" if sec.get("saturated") else ""))
     if sec.get("recommended") and sec.get("snippet"):
         lines.append("  tf.data service snippet:")
         lines.extend("    " + line for line in sec["snippet"].splitlines())

@@ -91,6 +91,7 @@ class FitState:
     pending: list[float] = field(default_factory=list)  # step times (s) not yet split into wait/work
     gaps: list[int] = field(default_factory=list)  # the last gap times read (µs), for a gone iterator
     steps: int = 0
+    epochs: int = 0  # the most epochs a fit call of this session was asked for
 
 
 class StepLimitReached(BaseException):
@@ -139,6 +140,9 @@ class Session:
         self.timelines = RunTimelines()
         self.step_marker: Any = None
         self.keras_tensorboard_dir: str | None = None  # the train run of the script's Keras TensorBoard callback
+        # (path, line) -> the site as the user sees it, or None to keep it: IPython cells
+        # (`display.cell_site`) are compiled under names like <ipython-input-3-...>.
+        self.relocate: Any = None
 
     # -- failure handling -------------------------------------------------------------------------
     def fail(self, where: str, exc: BaseException) -> None:
@@ -372,7 +376,7 @@ class Session:
         fit_keys = {r.pipeline.key for r in self.fit.iterators}
         for pipe in self.pipelines.values():
             stages = merge(list(pipe.snapshots.values()))
-            n = stages[0].elements if stages else 0
+            n = (stages[0].outputs or stages[0].elements) if stages else 0
             if self.fit.stats.steps and pipe.key not in fit_keys:
                 n = -1 if self.fit.iterators else n
             if pipe.key == self.preferred and n > 0:

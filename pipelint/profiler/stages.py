@@ -90,6 +90,7 @@ class Node:
     params: dict[str, float]
     inputs: list[int]
     tunable: frozenset = frozenset()  # names of the params autotune sets
+    maxima: dict[str, float] = field(default_factory=dict)  # the most autotune may set each to
 
 
 def parse_proto(proto: Any) -> tuple[list[Node], dict[int, list[Node]], list[int]]:
@@ -98,7 +99,8 @@ def parse_proto(proto: Any) -> tuple[list[Node], dict[int, list[Node]], list[int
     for key, n in proto.nodes.items():
         nodes[key] = Node(int(n.id), n.name, int(n.num_elements), int(n.processing_time),
                           int(n.bytes_produced), {p.name: float(p.value) for p in n.parameters},
-                          list(n.inputs), frozenset(p.name for p in n.parameters if p.tunable))
+                          list(n.inputs), frozenset(p.name for p in n.parameters if p.tunable),
+                          {p.name: float(p.max) for p in n.parameters if p.tunable})
     chain: list[Node] = []
     side: dict[int, list[Node]] = {}
     cur = nodes.get(proto.output)
@@ -142,13 +144,16 @@ class Stage:
     op: Op
     kind: str  # the node kind, e.g. "map+batch" when fused
     nodes: list[str] = field(default_factory=list)
-    elements: int = 0
+    elements: int = 0  # elements consumed (a fused map+batch: the map's input elements)
+    outputs: int = 0  # elements produced (a fused map+batch: batches)
+    consumed: int = 0  # elements taken from its input: the input stage's outputs in the same snapshot (0: unknown)
     processing_ns: int = 0
     bytes_produced: int = 0
     parallelism: float | None = None
     buffer_size: float | None = None
     fused_with: list[str] = field(default_factory=list)
     autotuned: bool = False  # autotune chose the parallelism (else the user set it, or it is serial)
+    parallelism_max: float | None = None  # the most autotune may choose (its thread pool's size)
 
 
 def _accepts(op: str, kind: str) -> bool:
@@ -213,7 +218,7 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
         stage.nodes.append(node.name)
         stage.processing_ns += node.processing_ns
         if top:
-            stage.elements = node.elements
+            stage.elements = stage.outputs = node.elements
             stage.bytes_produced = node.bytes_produced
         for n in side.get(node.id, []):
             stage.nodes.append(n.name)
@@ -222,6 +227,9 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
         if par is not None:
             stage.parallelism = max(stage.parallelism or 0, par)
             stage.autotuned = stage.autotuned or bool({"parallelism", "cycle_length"} & node.tunable)
+            top_max = node.maxima.get("parallelism", node.maxima.get("cycle_length"))
+            if top_max is not None and top_max < 1e9:
+                stage.parallelism_max = max(stage.parallelism_max or 0, top_max)
         if "buffer_size" in node.params and stage.buffer_size is None:
             stage.buffer_size = node.params["buffer_size"]
 
@@ -245,10 +253,14 @@ def align(ops: list[Op], chain: list[Node], side: dict[int, list[Node]]) -> list
                 for below in chain[step[1] + 1:]:
                     absorb(stage, below, top=False)
         stages.append(stage)
-    # A fused map+batch counts batches; report the elements it consumed, as a plain map would.
+    # What each stage took from its input, read in this one snapshot: the input's outputs. (Stages
+    # of different snapshots are later mixed by `update`; each keeps its own consistent ratio.)
     for i, st in enumerate(stages):
-        if st.kind.endswith("+batch") and i + 1 < len(stages) and stages[i + 1].elements:
-            st.elements = stages[i + 1].elements
+        below = stages[i + 1].outputs if i + 1 < len(stages) else 0
+        st.consumed = below
+        # A fused map+batch produces batches; report the elements it consumed, as a plain map would.
+        if st.kind.endswith("+batch") and below:
+            st.elements = below
     return stages
 
 
@@ -263,12 +275,20 @@ def update(old: list[Stage] | None, new: list[Stage]) -> list[Stage]:
     out = []
     for o in old:
         n = fresh.pop(_key(o), None)
+        if n is not None and not n.consumed and o.consumed and o.outputs:
+            # Its input left the model (an exhausted source): keep the ratio the last read had.
+            n.consumed = round(n.outputs * o.consumed / o.outputs)
+            if n.kind.endswith("+batch"):
+                n.elements = n.consumed
         if n is None:
             out.append(o)
         elif n.processing_ns >= o.processing_ns:
             out.append(n)
         else:  # a claimed subtree lost its exhausted nodes: keep the fuller figure
             o.elements = max(o.elements, n.elements)
+            o.outputs = max(o.outputs, n.outputs)
+            o.consumed = max(o.consumed, n.consumed)
+            o.parallelism = n.parallelism if n.parallelism is not None else o.parallelism
             out.append(o)
     out.extend(s for s in new if _key(s) in fresh)
     return out
@@ -282,6 +302,7 @@ def merge(runs: list[list[Stage]]) -> list[Stage]:
     """Sum the figures of several iterators over the same pipeline (one per epoch in Keras).
 
     Runs may differ in length: an exhausted iterator drops its source nodes from the model.
+    Parallelism is the highest any run reached: autotune starts each iterator low and raises it.
     """
     order: list[tuple] = []
     merged: dict[tuple, Stage] = {}
@@ -290,10 +311,15 @@ def merge(runs: list[list[Stage]]) -> list[Stage]:
             k = _key(s)
             m = merged.get(k)
             if m is None:
-                m = merged[k] = Stage(s.op, s.kind, list(s.nodes), 0, 0, 0, s.parallelism,
-                                      s.buffer_size, list(s.fused_with), s.autotuned)
+                m = merged[k] = Stage(s.op, s.kind, list(s.nodes), parallelism=s.parallelism,
+                                      buffer_size=s.buffer_size, fused_with=list(s.fused_with),
+                                      autotuned=s.autotuned, parallelism_max=s.parallelism_max)
                 order.append(k)
+            if s.parallelism is not None:
+                m.parallelism = max(m.parallelism or 0, s.parallelism)
             m.elements += s.elements
+            m.outputs += s.outputs
+            m.consumed += s.consumed
             m.processing_ns += s.processing_ns
             m.bytes_produced += s.bytes_produced
     return [merged[k] for k in order]
@@ -314,6 +340,11 @@ def describe_dataset(ds: Any, op: Op) -> None:
                 pass
         if "num_parallel_calls" not in op.extra:
             op.extra["num_parallel_calls"] = getattr(ds, "_num_parallel_calls", None) is not None
+        if op.op == "map" and "cardinality" not in op.extra:
+            try:  # elements per epoch (negative: infinite or unknown); what a cache after it holds
+                op.extra["cardinality"] = int(ds.cardinality())
+            except Exception:
+                pass
     if op.op == "cache" and "filename" not in op.extra:
         fname = getattr(ds, "_filename", None)
         try:

@@ -102,6 +102,7 @@ class StepStats:
         return {"steps": len(steps), "warmup_steps": dropped,
                 "step_ms": 1000 * statistics.median(steps), "step_p10_ms": 1000 * q[0],
                 "step_p90_ms": 1000 * q[1], "step_mean_ms": 1000 * total / len(steps),
+                "all_mean_ms": 1000 * sum(self.step) / len(self.step),  # warm-up too: the whole job's pace
                 "wait_ms": 1000 * statistics.median(waits), "wait_mean_ms": 1000 * sum(waits) / len(waits),
                 "fraction": (sum(waits) / total) if total > 0 else None}
 

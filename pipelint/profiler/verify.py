@@ -9,6 +9,7 @@ Fixes are applied by the probe at run time (never to the user's files), from `Se
 - `map_parallelism {path, line, num_parallel_calls}`: the `map` called at that line;
 - `threadpool_size N`: `tf.data.Options().threading.private_threadpool_size` on iterated datasets;
 - `prefetch true`: a trailing `prefetch(tf.data.AUTOTUNE)`;
+- `cache_after {path, line}`: `.cache()` right after the `map` called at that line;
 - `pydataset_workers {class, workers, use_multiprocessing}`: the PyDataset's settings;
 - `free_stage {path, line}` or `{class}` and `free_input true`: *bound measurements*, not fixes: the
   stage (or the whole input) runs once and its first result repeats, so the run shows the step if
@@ -26,7 +27,8 @@ import sys
 import tempfile
 from typing import Any, Callable
 
-FIX_KEYS = ("map_parallelism", "threadpool_size", "prefetch", "pydataset_workers", "free_stage", "free_input")
+FIX_KEYS = ("map_parallelism", "threadpool_size", "prefetch", "pydataset_workers", "cache_after", "free_stage",
+            "free_input")
 #: A measured speedup within this relative distance of the prediction confirms it.
 TOLERANCE = 0.30
 #: Below this a fix did nothing measurable.
@@ -103,6 +105,21 @@ def candidates(report: dict[str, Any], unsafe_fixes: bool) -> tuple[list[dict], 
     return out, skipped
 
 
+#: A run that covers a cache's epochs stops after at most this many steps.
+MAX_JOB_STEPS = 3000
+
+
+def run_steps(cands: list[dict], steps: int) -> int:
+    """Steps per run: `steps`, or enough to cover every epoch a cache suggestion was priced over
+    (its later epochs are where it pays), at most MAX_JOB_STEPS."""
+    need = steps
+    for c in cands:
+        over = c["suggestion"].get("priced_over") or {}
+        if over.get("epochs") and over.get("steps_per_epoch"):
+            need = max(need, min(MAX_JOB_STEPS, over["epochs"] * over["steps_per_epoch"]))
+    return need
+
+
 def _repriced(s: dict, baselines: list[dict]) -> float | None:
     """The suggestion's prediction as each baseline run made it (median): same rounds, same load."""
     preds = []
@@ -146,8 +163,10 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
                            "rounds": 0, "runs": [], "candidates": [], "not_verified": [], "top": None,
                            "baseline_step_ms": None}
         cands, skipped = candidates(first, unsafe_fixes)
+        steps = run_steps(cands, steps)
         variants = [{"label": "baseline", "fixes": None}] + cands
         times: dict[int, list[float | None]] = {i: [] for i in range(len(variants))}
+        job_means: dict[int, list[float | None]] = {i: [] for i in range(len(variants))}
         baselines: list[dict] = []  # the baseline runs' own reports: their predictions too
         errors: dict[int, str] = {}
         runs = []
@@ -164,13 +183,18 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
                 if t is None:
                     errors[i] = rep.get("error") or "no steps measured"
                 times[i].append(t)
+                job_means[i].append(rep.get("job_step_mean_ms") if t is not None else None)
                 runs.append({"round": r + 1, "variant": variants[i]["label"], "step_time_ms": t,
+                             "job_step_mean_ms": job_means[i][-1],
                              "steps": rep.get("steps"), "error": rep.get("error")})
     base = times[0]
     out_cands = []
     for i, c in enumerate(cands, start=1):
-        ratios = [b / v for b, v in zip(base, times[i]) if b and v]
         s = c["suggestion"]
+        # A cache pays from epoch 2 on: it is judged on the whole run's mean step, every epoch.
+        over_job = s.get("action") == "cache"
+        ratios = [b / v for b, v in zip(job_means[0] if over_job else base, job_means[i] if over_job else times[i])
+                  if b and v]
         measured = statistics.median(ratios) if ratios else None
         predicted = _repriced(s, baselines)
         entry = {"label": c["label"], "kind": c["kind"], "fixes": c["fixes"], "code": s.get("code"),
@@ -181,6 +205,7 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
                  "measured_min": round(min(ratios), 3) if ratios else None,
                  "measured_max": round(max(ratios), 3) if ratios else None,
                  "step_time_ms": [round(t, 3) if t else None for t in times[i]],
+                 "measured_on": "mean step over the whole run" if over_job else "median step",
                  "error": errors.get(i)}
         entry["status"] = judge(measured, predicted, s.get("speedup_basis"))
         out_cands.append(entry)

@@ -69,7 +69,7 @@ def test_computing_tf_stage_on_spent_cores_says_the_host_is_spent():
                    [node(2, "ParallelMapV2", 100, 2_000_000_000, {"parallelism": 2})], {})
     sugg = advice.suggest(stages, step_ms=20.0, wait_ms=12.0, cores_used=1.95, cpus=2, mem=10**12)
     assert [s["action"] for s in sugg] == ["data-service"]
-    assert "cores are busy" in sugg[0]["message"]
+    assert "cannot prepare input faster" in sugg[0]["message"]
 
 
 def test_no_suggestion_reason_for_stages_added_by_keras():

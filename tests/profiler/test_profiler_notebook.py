@@ -112,3 +112,16 @@ def test_pipeline_profiler_shows_html_in_a_notebook(shell, monkeypatch, capsys):
     model.fit(ds, epochs=1, verbose=0, callbacks=[PipelineProfiler()])
     (html,) = shown
     assert "<div" in html.data and "pipelint profile" not in capsys.readouterr().err
+
+
+def test_cell_magic_and_probe_cite_cell_and_line(shell, capsys):
+    # store_history=True: numbered cells, as a notebook's In [N]
+    shell.run_cell("import tensorflow as tf\nfrom pipelint.profiler import probe", store_history=True)
+    number = shell.execution_count
+    shell.run_cell("%%pipelint_profile\nx = 1\nds = tf.data.Dataset.range(60).map(lambda i: i + 1).batch(5)\n"
+                   "for _ in ds:\n    pass\n", store_history=True)
+    out = capsys.readouterr().out
+    assert f"map at cell {number}, line 3" in out and "<ipython-input" not in out  # the body starts on line 2
+    number = shell.execution_count
+    shell.run_cell("ds = probe(tf.data.Dataset.range(60).batch(5))\nfor _ in ds:\n    pass\n", store_history=True)
+    assert f"cell {number}, line 1" in capsys.readouterr().out

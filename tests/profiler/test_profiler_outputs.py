@@ -142,7 +142,9 @@ def test_html_report_has_timeline_and_xprof(loop_run, fit_run):
 
 def test_option_off_writes_nothing_and_imports_no_tensorboard(tmp_path):
     script = tmp_path / "job.py"
-    script.write_text("import tensorflow as tf\nfor _ in tf.data.Dataset.range(40).batch(4):\n    pass\n")
+    # Each step costs 5 ms, so that a scheduling hiccup never doubles a step and counts it as warm-up.
+    script.write_text("import time\nimport tensorflow as tf\nfor _ in tf.data.Dataset.range(40).batch(4):\n"
+                      "    time.sleep(0.005)\n")
     code = ("import sys\nfrom pipelint.profiler.runner import profile_script\n"
             f"o = profile_script({str(script)!r}, quiet=True)\n"
             "print('tensorboard' in sys.modules, o.report['steps'], 'tensorboard' in o.report)\n")
