@@ -72,6 +72,33 @@ def test_keras_helpers_have_implicit_ops():
     assert [op.name for op in fit.value.paths[0].all_ops()] == ["batch", "prefetch"]
 
 
+@pytest.mark.parametrize("header,source,expected", [
+    ("import keras", "keras.utils.image_dataset_from_directory('d')", ["shuffle", "batch", "prefetch"]),
+    ("import keras", "keras.utils.image_dataset_from_directory('d', 'inferred', 'int', None, 'rgb', None)",
+     ["shuffle", "prefetch"]),
+    ("import keras", "keras.utils.audio_dataset_from_directory('d')", ["shuffle", "prefetch", "batch"]),
+    ("import keras", "keras.utils.timeseries_dataset_from_array(x, None, 10)", ["prefetch", "batch"]),
+    ("import keras", "keras.utils.timeseries_dataset_from_array(x, None, 10, shuffle=True)",
+     ["prefetch", "shuffle", "batch"]),
+    ("import tensorflow as tf", "tf.data.Dataset.list_files('*.png')", ["shuffle"]),
+    ("import tensorflow as tf", "tf.data.Dataset.list_files('*.png', False)", []),
+    ("import tensorflow as tf", "tf.data.Dataset.list_files('*.png', shuffle=flag)", ["shuffle"]),
+    ("import tensorflow as tf", "tf.data.experimental.make_csv_dataset('a.csv', 32)",
+     ["shuffle", "repeat", "batch", "prefetch"]),
+    ("import tensorflow as tf", "tf.data.experimental.make_csv_dataset('a.csv', 32, num_epochs=1, shuffle=False)",
+     ["batch", "prefetch"]),
+    ("import tensorflow as tf", "tf.data.experimental.make_csv_dataset('a.csv', 32, **options)", []),
+    ("import tensorflow_datasets as tfds", "tfds.load('mnist', split='train')", []),
+    ("import tensorflow_datasets as tfds", "tfds.load('mnist', split='train', shuffle_files=True, batch_size=8)",
+     ["shuffle", "batch"]),
+])
+def test_helpers_defaults_are_implicit_ops(header, source, expected):
+    model = build(f"{header}\nds = {source}\nmodel.fit(ds)\n")
+    (fit,) = model.consumers
+    assert [op.name for op in fit.value.paths[0].all_ops()] == expected
+    assert all(op.implicit for op in fit.value.paths[0].all_ops())
+
+
 def test_consumers():
     model = build(
         "import tensorflow as tf\n"

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model.catalogue import COMBINERS, DATASET_CONSTRUCTORS, KERAS_DATASET_HELPERS
+from pipelint.model.catalogue import COMBINERS, DATASET_CONSTRUCTORS, HELPER_STEPS, KERAS_DATASET_HELPERS
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import block_body, find_arg, is_false, is_none, literal_int
+from pipelint.model.syntax import block_body, find_arg, literal_int
 from pipelint.model.values import (
     MAX_PATHS, Collection, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue, Op, OpSite,
     Origin, TfdsBuilder, datasets_in,
@@ -44,6 +44,13 @@ def _only_shows(loop: cst.For) -> bool:
     return bool(statements)
 
 
+def _is_literal(expr: cst.BaseExpression, text: str) -> bool:
+    """Is `expr` the literal `text` ("False", "None" or an integer)?"""
+    if text.isdigit():
+        return literal_int(expr) == int(text)
+    return isinstance(expr, cst.Name) and expr.value == text
+
+
 _SIDE_STREAMS = frozenset({"tensorflow.data.Dataset.counter", "tensorflow.data.Dataset.random",
                            "tensorflow.data.experimental.Counter"})
 
@@ -61,7 +68,7 @@ class Datasets(InterpreterState):
                 return self._tfds_result(call, origin)
             return DatasetValue((DatasetPath(origin, ()),))
         if qualified in KERAS_DATASET_HELPERS:
-            origin = self._keras_helper_origin(call, qualified)
+            origin = self._origin(call, qualified)
             value = DatasetValue((DatasetPath(origin, ()),))
             subset = find_arg(call, "subset")
             if subset is not None and isinstance(subset.value, cst.SimpleString) and \
@@ -97,40 +104,30 @@ class Datasets(InterpreterState):
                 parameter_of: str | None = None) -> Origin:
         origin = self._origin_cache.get(node)
         if origin is None:
+            if not implicit and isinstance(node, cst.Call):
+                implicit = self._inner_steps(node, kind)
             origin = Origin(kind, node, implicit, parameter_of)
             self._origin_cache[node] = origin
             self.origins.append(origin)
         return origin
 
-    def _keras_helper_origin(self, call: cst.Call, qualified: str) -> Origin:
-        cached = self._origin_cache.get(call)
-        if cached is not None:
-            return cached
-        # What each Keras 3 helper does inside, in order (keras/src/utils/*_dataset_utils.py):
-        # image/text: shuffle, batch, prefetch; audio: shuffle, prefetch, batch;
-        # timeseries: prefetch, shuffle (off by default), batch.
-        timeseries = qualified.endswith("timeseries_dataset_from_array")
-        audio = qualified.endswith("audio_dataset_from_directory")
-        shuffle_arg = find_arg(call, "shuffle")
-        if timeseries:
-            shuffles = shuffle_arg is not None and not is_false(shuffle_arg.value)
+    def _inner_steps(self, call: cst.Call, qualified: str) -> tuple[Op, ...]:
+        """The ops a helper applies to its own output (`HELPER_STEPS`), as this call sets them."""
+        if any(arg.star for arg in call.args):
+            steps = ()  # `**options` may set any of them: claim nothing
         else:
-            shuffles = shuffle_arg is None or not is_false(shuffle_arg.value)
-        batch_arg = find_arg(call, "batch_size")
-        batches = batch_arg is None or not is_none(batch_arg.value)
-        names: list[str] = []
-        if timeseries:
-            names.append("prefetch")
-        if shuffles:
-            names.append("shuffle")
-        if audio:
-            names.append("prefetch")
-        if batches:
-            names.append("batch")
-        if not (timeseries or audio):
-            names.append("prefetch")
-        implicit = [Op(name, call, False, implicit=True) for name in names]
-        return self._origin(call, qualified, tuple(implicit))
+            steps = HELPER_STEPS.get(qualified, ())
+        ops = []
+        for step in steps:
+            if step.argument is not None:
+                arg = find_arg(call, step.argument, step.position)
+                if arg is None:
+                    if not step.default:
+                        continue
+                elif _is_literal(arg.value, step.off):
+                    continue
+            ops.append(Op(step.op, call, False, implicit=True))
+        return tuple(ops)
 
     def _tfds_result(self, call: cst.Call, origin: Origin) -> object:
         single = DatasetValue((DatasetPath(origin, ()),))

@@ -196,12 +196,14 @@ a file-backed cache written by the old order must be rebuilt.
                 continue  # examples shuffled again after the cache: each epoch gets a new order
             written = [op for op in shuffles if not op.implicit]
             if not written:
-                helper = (model.qualified_name(shuffles[0].call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                kind = next(p.origin.kind for p in site.prefixes if shuffles[0] in p.origin.implicit_ops)
+                helper = kind.rsplit(".", 1)[-1]
+                remedy = ("`unbatch()` before `cache()` and `shuffle()`/`batch()` after it" if batched
+                          else "shuffle after the cache (`.cache().shuffle(...)`)")
                 ctx.report(
                     cache.name_node,
                     f"`cache()` after `{helper}`, which shuffles every epoch: the first epoch's "
-                    "batches are replayed in the same order every epoch; `unbatch()` before "
-                    "`cache()` and `shuffle()`/`batch()` after it",
+                    f"{'batches are replayed in the same order' if batched else 'order is replayed'} every epoch; {remedy}",
                 )
                 continue
             fix = None

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import DatasetPath, Op
+from pipelint.model import KERAS_DATASET_HELPERS, DatasetPath, Op, turned_off_by
 from pipelint.rules.base import At, Invalid, NodeFix, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
@@ -34,7 +34,8 @@ class ShuffleSplitLeak(Rule):
 Flags a `take(n)` and a `skip(n)` applied to the same shuffled dataset (one split is not derived
 from the other) when that shuffle reshuffles on every iteration: `reshuffle_each_iteration` is
 left at its default or set to `True`, or the shuffle is the implicit one of a Keras
-`*_dataset_from_directory` helper.
+`*_dataset_from_directory` helper, of `Dataset.list_files` (which shuffles its file names unless
+`shuffle=False`), of `make_csv_dataset` or of `tfds.load(..., shuffle_files=True)`.
 
 ## Why is this bad?
 `shuffle` draws a new order every time the dataset is iterated, and `take`/`skip` cut that order
@@ -71,6 +72,12 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
 - https://www.tensorflow.org/api_docs/python/tf/keras/utils/image_dataset_from_directory
 """
     VALID = (
+        """
+        import tensorflow as tf
+        files = tf.data.Dataset.list_files('shards/*.tfrecord', shuffle=False)
+        val_files = files.take(2)
+        train_files = files.skip(2).shuffle(64)
+        """,
         """
         import tensorflow as tf
         ds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False)
@@ -184,6 +191,19 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             line=3, column=12, end_column=16,
             message="`take`/`skip` split of `image_dataset_from_directory` output",
         ),
+        # list_files shuffles its names every epoch unless told not to
+        Invalid(
+            """
+            import tensorflow as tf
+            files = tf.data.Dataset.list_files('shards/*.tfrecord')
+            val_files = files.take(2)
+            train_files = files.skip(2)
+            """,
+            line=3, column=19, end_column=23,
+            message="`take`/`skip` split of `list_files` output, which reshuffles every epoch: the "
+                    "splits exchange elements between epochs (validation leaks into training); pass "
+                    "`shuffle=False` to `list_files`",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -210,12 +230,17 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             if leak is None:
                 continue
             if leak.implicit:
-                helper = (model.qualified_name(leak.call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                kind = next(p.origin.kind for p in take_site.prefixes if leak in p.origin.implicit_ops)
+                helper = kind.rsplit(".", 1)[-1]
+                if kind in KERAS_DATASET_HELPERS:
+                    what, remedy = "batches", "use the helper's `validation_split=` with `subset=` and a `seed`"
+                else:
+                    what, remedy = "elements", (f"pass `{turned_off_by(kind, 'shuffle')}=False` to `{helper}` "
+                                                "and shuffle after splitting")
                 ctx.report(
                     take.name_node,
                     f"`take`/`skip` split of `{helper}` output, which reshuffles every epoch: the "
-                    "splits exchange batches between epochs (validation leaks into training); use "
-                    "the helper's `validation_split=` with `subset=` and a `seed`",
+                    f"splits exchange {what} between epochs (validation leaks into training); {remedy}",
                 )
                 continue
             ctx.report(
