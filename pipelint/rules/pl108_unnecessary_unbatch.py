@@ -16,7 +16,8 @@ class UnnecessaryUnbatch(Rule):
 Flags `unbatch()` applied right after `batch(n)` on the same pipeline (a `prefetch` or
 `with_options` in between does not count), including the batching done inside the Keras
 `*_dataset_from_directory` helpers. `batch(n, drop_remainder=True)` is left alone: it also drops
-the last partial batch.
+the last partial batch. So is a batched dataset that is also used as batches (fed to `fit`,
+mapped, or batched on further): removing both calls would change that other use.
 
 ## Why is this bad?
 `unbatch` splits each batch back into the elements `batch` just stacked: the pair gives the same
@@ -64,6 +65,19 @@ No automatic fix.
             def unbatch(self):
                 return self
         Batcher().batch(4).unbatch()
+        """,
+        # the batched dataset is used as batches too: removing both calls would change that use
+        """
+        import tensorflow as tf
+        batched = tf.data.Dataset.range(100).batch(10)
+        model.fit(batched)
+        examples = batched.unbatch()
+        """,
+        """
+        import tensorflow as tf
+        batched = tf.data.Dataset.range(100).batch(10)
+        sums = batched.map(tf.reduce_sum)
+        examples = batched.unbatch()
         """,
     )
     INVALID = (
@@ -122,7 +136,7 @@ No automatic fix.
                 if not ops or ops[-1].name != "batch":
                     continue
                 batch = ops[-1]
-                if _drops_remainder(batch):
+                if _drops_remainder(batch) or _used_batched_elsewhere(ctx.model, batch, site.op):
                     continue
                 if batch.implicit:
                     message = ("`unbatch` undoes the batching done by the Keras dataset helper; pass "
@@ -133,6 +147,19 @@ No automatic fix.
                 reported.add(id(site.op))
                 ctx.report(site.op.name_node, message)
                 break
+
+
+def _used_batched_elsewhere(model, batch, unbatch) -> bool:
+    """Is what `batch` builds also used as batches (another consumer or another op after it)?
+    Then removing both calls would change that other use."""
+    if batch.implicit:
+        return False  # the helper's batching: `batch_size=None` unbatches only this dataset's users
+    for tail in model.continuations(batch):
+        following = [op for op in tail if op.name not in _SKIPPED]
+        if following and following[0] is not unbatch:
+            return True
+    return any(batch in path.ops and unbatch not in path.ops
+               for consumer in model.consumers_of(batch) for path in consumer.value.paths)
 
 
 def _drops_remainder(batch) -> bool:
