@@ -64,9 +64,9 @@ def _misplaced_prefetch(path: DatasetPath) -> bool:
 
 def _anchor_op(stages: tuple[Op, ...]) -> Op:
     """Where the finding goes: the pipeline's last `batch` (its output is what the model waits for)
-    unless a combiner comes after it, else the last stage."""
+    unless a combiner or an `unbatch` comes after it, else the last stage."""
     for op in reversed(stages):
-        if op.name in COMBINER_OPS:
+        if op.name in COMBINER_OPS or op.name == "unbatch":
             break
         if op.name in BATCH_METHODS and not op.implicit:
             return op

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 
-from pipelint.model import is_false
+from pipelint.model import is_false, turned_off_by
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 _SKIPPED = frozenset({"prefetch", "with_options"})
@@ -51,6 +51,11 @@ No automatic fix.
         """
         import tensorflow as tf
         ds = tf.data.Dataset.range(10).batch(4, drop_remainder=True).unbatch()
+        """,
+        # make_csv_dataset always batches: unbatch is the only way to get rows
+        """
+        import tensorflow as tf
+        rows = tf.data.experimental.make_csv_dataset('a.csv', batch_size=1024, num_epochs=1).unbatch()
         """,
         # a helper returning unbatched elements, and a user's Batcher
         """
@@ -108,7 +113,7 @@ No automatic fix.
             train = train.unbatch()
             """,
             line=3, column=15, end_column=22,
-            message="`unbatch` undoes the batching done by the Keras dataset helper",
+            message="`unbatch` undoes the batching done by `image_dataset_from_directory`",
         ),
         Invalid(
             """
@@ -139,8 +144,12 @@ No automatic fix.
                 if _drops_remainder(batch) or _used_batched_elsewhere(ctx.model, batch, site.op):
                     continue
                 if batch.implicit:
-                    message = ("`unbatch` undoes the batching done by the Keras dataset helper; pass "
-                               "`batch_size=None` to the helper instead")
+                    argument = turned_off_by(prefix.origin.kind, "batch")
+                    if argument is None:
+                        continue  # `make_csv_dataset` always batches: `unbatch()` is the only way
+                    helper = prefix.origin.kind.rsplit(".", 1)[-1]
+                    message = (f"`unbatch` undoes the batching done by `{helper}`; pass "
+                               f"`{argument}=None` to the helper instead")
                 else:
                     message = ("`unbatch` right after `batch` gives back the same elements after copying "
                                "them twice; remove both calls")
