@@ -132,7 +132,7 @@ No automatic fix.
                     self.paths, self.batch_size = paths, batch_size
             """,
             line=3, column=7, end_column=14,
-            message="`Batches` passes `workers=1` to `PyDataset.__init__`, so only one worker is used",
+            message="`Batches` never passes `workers` to `PyDataset.__init__`",
         ),
         Invalid(
             """
