@@ -61,6 +61,8 @@ class InterpreterState:
         self.statement_of = {} if statement_of is None else statement_of
         self._called_names: set[str] = set()
         self._inline_stack: list[cst.FunctionDef] = []
+        #: The calls being inlined, outermost first: the first is the call the module itself makes.
+        self._inline_calls: list[cst.Call] = []
         self._origin_cache: dict[cst.CSTNode, Origin] = {}
         self._op_cache: dict[cst.Call, Op] = {}
         self._scanned_chain_calls: set[cst.Call] = set()

@@ -297,10 +297,12 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
                        inlined=True)
         self._collect_nested(helper, inner)
         self._inline_stack.append(helper)
+        self._inline_calls.append(call)
         try:
             self._run_block(block_body(helper.body), inner)
         finally:
             self._inline_stack.pop()
+            self._inline_calls.pop()
             self._frame = frame
         result: object = None
         for value in inner.returns:

@@ -230,6 +230,8 @@ class CompileSite:
     arms: tuple[tuple[cst.CSTNode, int], ...] = ()
     #: Every optimizer object passed (`optimizer=[opt_a, opt_b]` gives two), first one first.
     optimizers: tuple[ObjectValue, ...] = ()
+    #: When the compile runs inside a helper the interpreter inlined: the module's own call to it.
+    via: cst.Call | None = None
 
     def exclusive_with(self, other: "CompileSite") -> bool:
         mine = dict(self.arms)
