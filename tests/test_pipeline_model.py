@@ -99,6 +99,18 @@ def test_helpers_defaults_are_implicit_ops(header, source, expected):
     assert all(op.implicit for op in fit.value.paths[0].all_ops())
 
 
+@pytest.mark.parametrize("body,kind", [
+    ("print(x)", "peek"),
+    ("if i % 100 == 0:\n        print('.', end='')\n    elif i == 5:\n        count += 1", "peek"),
+    ("pass", "for"),  # reads every element (fills a cache)
+    ("time.sleep(0.01)", "for"),  # stands for a training step
+    ("if i % 100 == 0:\n        print(i)\n    train_step(x)", "for"),
+])
+def test_loops_that_only_show_or_count_are_looks(body, kind):
+    model = build(f"import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f)\nfor i, x in enumerate(ds):\n    {body}\n")
+    assert [c.kind for c in model.consumers] == [kind]
+
+
 def test_consumers():
     model = build(
         "import tensorflow as tf\n"

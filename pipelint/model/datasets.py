@@ -25,23 +25,63 @@ def _small_count(take: Op) -> bool:
     return count is not None and 0 <= count <= PEEK_LIMIT
 
 
-_SHOWING = frozenset({"print", "pprint", "display", "show", "imshow", "title", "axis"})
+_SHOWING = frozenset({"print", "pprint", "display", "show", "imshow", "title", "axis", "subplot",
+                      "write", "flush", "update", "set_description"})
+# Calls a loop may make and still do no work on the elements: timing it, counting them.
+_BOOKKEEPING = frozenset({"time", "perf_counter", "monotonic", "len", "int", "float", "str", "format"})
 
 
 def _only_shows(loop: cst.For) -> bool:
-    """`for line in ds: print(line.numpy())`: a loop that only prints or plots what it reads."""
+    """`for line in ds: print(line.numpy())`, or a timing loop that prints a dot every hundred
+    elements: a loop whose body only prints, plots, counts or reads the clock."""
     statements = block_body(loop.body)
+    # (`for _ in ds: pass` reads every element, often to fill a cache: not a look.)
+    return (all(_shows_or_counts(stmt) for stmt in statements)
+            and any(isinstance(node, cst.Call) and _called_name(node) in _SHOWING
+                    for node in _calls_in(statements)))
+
+
+def _calls_in(statements) -> list[cst.Call]:
+    found: list[cst.Call] = []
     for stmt in statements:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return False
-        for small in stmt.body:
-            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+        if isinstance(stmt, cst.If):
+            found.extend(_calls_in(block_body(stmt.body)))
+            orelse = stmt.orelse
+            if orelse is not None:
+                found.extend(_calls_in([orelse] if isinstance(orelse, cst.If) else block_body(orelse.body)))
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            found.extend(small.value for small in stmt.body
+                         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call))
+    return found
+
+
+def _shows_or_counts(stmt: cst.CSTNode) -> bool:
+    if isinstance(stmt, cst.If):
+        orelse = stmt.orelse
+        return (all(_shows_or_counts(inner) for inner in block_body(stmt.body))
+                and (orelse is None or (_shows_or_counts(orelse) if isinstance(orelse, cst.If)
+                                        else all(_shows_or_counts(inner) for inner in block_body(orelse.body)))))
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        if isinstance(small, cst.Pass):
+            continue
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            if _called_name(small.value) not in _SHOWING:
                 return False
-            func = small.value.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-            if name not in _SHOWING:
-                return False
-    return bool(statements)
+            continue
+        if isinstance(small, (cst.AugAssign, cst.Assign)):
+            value = small.value
+            if isinstance(value, (cst.Integer, cst.Float)) or (
+                    isinstance(value, cst.Call) and _called_name(value) in _BOOKKEEPING):
+                continue  # `count += 1`, `start = time.time()`
+        return False
+    return True
+
+
+def _called_name(call: cst.Call) -> str | None:
+    func = call.func
+    return func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
 
 
 def _is_literal(expr: cst.BaseExpression, text: str) -> bool:
