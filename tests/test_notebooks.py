@@ -97,7 +97,7 @@ def test_a_cell_that_does_not_parse_is_PL001_in_that_cell_and_the_others_are_che
 
 def test_a_cell_that_only_parses_joined_to_the_next_is_an_error():
     # Jupyter runs each cell alone: an open bracket at the end of a cell is a syntax error there.
-    text = notebook(cell(IMPORTS), cell("ds = tf.data.Dataset.range(\n"), cell("    8).map(lambda x: x)\n"), cell(SERIAL))
+    text = notebook(cell(IMPORTS), cell("ds = tf.data.Dataset.range(\n"), cell("    8).map(lambda x: x + 1)\n"), cell(SERIAL))
     found = keys(lint(text))
     assert {(c, code) for c, _, _, code in found} == {(2, "PL001"), (3, "PL001"), (4, "PL101")}
 
@@ -142,7 +142,7 @@ def test_ipython_syntax_inside_blocks_and_a_statement_magic_keeps_its_statement(
     source = IMPORTS + (
         "for shard in range(2):\n"
         "    !echo {shard}\n"
-        "%time ds = tf.data.Dataset.range(8).map(lambda x: x)\n"
+        "%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\n"
         "text = '''\n%not a magic\n'''\n"
     )
     found = keys(lint(notebook(cell(source))))
@@ -342,11 +342,11 @@ def test_a_fix_that_would_break_a_cell_is_dropped(monkeypatch):
 
 def test_a_fix_touching_masked_ipython_syntax_is_not_offered():
     # The fix of PL101 would edit the `%time` line's statement: allowed, it is Python in place.
-    text = notebook(cell(IMPORTS + "%time ds = tf.data.Dataset.range(8).map(lambda x: x)\n"))
+    text = notebook(cell(IMPORTS + "%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\n"))
     (found,) = lint(text, {"PL101"})
     assert found.fix is not None
     diagnostics, new_text, count, _ = lint_and_fix_notebook(text, "nb.ipynb", frozenset({"PL101"}), None, FixMode(True))
-    assert count == 1 and '"%time ds = tf.data.Dataset.range(8).map(lambda x: x, num_parallel_calls' in new_text
+    assert count == 1 and '"%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls' in new_text
 
 
 def test_replace_sources_matches_nbformat_output_byte_for_byte():
@@ -466,13 +466,13 @@ def test_program_lines_map_back_to_cells():
 
 def test_a_cell_indented_as_a_whole_runs_as_ipython_runs_it_and_keeps_its_columns():
     # IPython drops the first line's indentation from every line of the cell.
-    text = notebook(cell(IMPORTS), cell("  for x in range(2):\n      ds = tf.data.Dataset.range(8).map(lambda v: v)\n"))
+    text = notebook(cell(IMPORTS), cell("  for x in range(2):\n      ds = tf.data.Dataset.range(8).map(lambda v: v + 1)\n"))
     (found,) = lint(text, {"PL101", "PL001"})
     assert (found.cell, found.line, found.column, found.code) == (2, 2, 37, "PL101")
     diagnostics, new_text, count, _ = lint_and_fix_notebook(text, "nb.ipynb", frozenset({"PL101"}), None, FixMode(True))
     assert count == 1
     assert json.loads(new_text)["cells"][1]["source"][1] == (
-        "      ds = tf.data.Dataset.range(8).map(lambda v: v, num_parallel_calls=tf.data.AUTOTUNE)\n")
+        "      ds = tf.data.Dataset.range(8).map(lambda v: v + 1, num_parallel_calls=tf.data.AUTOTUNE)\n")
 
 
 def test_extend_include_adds_other_suffixes_read_as_python(here):

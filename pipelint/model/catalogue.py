@@ -210,6 +210,8 @@ ELEMENTWISE_CALLS = frozenset(
     {"tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",
      "tensorflow.math.subtract", "tensorflow.one_hot", "tensorflow.image.convert_image_dtype"}
 )
+# Calls that only change the element's dtype.
+CASTS = frozenset({"tensorflow.cast", "tensorflow.image.convert_image_dtype", "tensorflow.dtypes.cast"})
 # Calls whose result depends on the element's shape: on a batch they would do something else.
 SHAPE_BOUND_NAMES = frozenset({"reshape", "squeeze", "expand_dims"})
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model.catalogue import ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, is_random_name
+from pipelint.model.catalogue import (
+    CASTS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, is_random_name,
+)
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, block_body, find_arg
 from pipelint.model.values import Collection, FunctionFacts, ObjectValue
@@ -94,13 +96,39 @@ class MappedFunctions(InterpreterState):
         wrapped_randomness = self._wrapped_randomness(py_function) if depth == 0 else None
         # Only what is written at the call: a partial's bound arguments change what it returns.
         returned = returned_expression(fn, self.functions) if depth == 0 and not partial else None
-        elementwise = shape_bound = False
+        elementwise = shape_bound = trivial = False
         if returned is not None:
             inner_calls = collector if returned is body else CallCollector.of(returned)
             elementwise = all(self.qualified_name(c.func) in ELEMENTWISE_CALLS for c in inner_calls.calls)
             shape_bound = self._shape_bound(inner_calls)
+            trivial = self._picks_or_casts(returned)
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
-                             elementwise, shape_bound)
+                             elementwise, shape_bound, trivial)
+
+    def _picks_or_casts(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` made only of names, their items/attributes, tuples, dicts, casts, and a division
+        (or a product) by a number?"""
+        if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+            return True
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(not isinstance(e, cst.StarredElement) and self._picks_or_casts(e.value)
+                       for e in expr.elements)
+        if isinstance(expr, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and self._picks_or_casts(e.value) for e in expr.elements)
+        if isinstance(expr, cst.Subscript):
+            return self._picks_or_casts(expr.value) and all(
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.Integer))
+                for e in expr.slice)
+        if isinstance(expr, cst.Attribute):
+            return self._picks_or_casts(expr.value)
+        if isinstance(expr, cst.BinaryOperation):  # normalizing: `/ 255`, `* 0.5`
+            return ((isinstance(expr.operator, cst.Divide) and isinstance(expr.right, (cst.Integer, cst.Float))
+                     or isinstance(expr.operator, cst.Multiply) and isinstance(expr.right, cst.Float))
+                    and self._picks_or_casts(expr.left))
+        if isinstance(expr, cst.Call):
+            return (self.qualified_name(expr.func) in CASTS and bool(expr.args)
+                    and self._picks_or_casts(expr.args[0].value))
+        return False
 
     def _wrapped_randomness(self, wrapper: cst.Call | None) -> cst.CSTNode | None:
         """Randomness in the module-level function a `py_function`/`numpy_function` wraps (one

@@ -29,6 +29,9 @@ class FunctionFacts:
     elementwise: bool = False
     #: `returned` depends on the element's shape (`reshape`, indexing): it would change on a batch.
     shape_bound: bool = False
+    #: `returned` only picks parts of the element, casts them or scales them by a constant
+    #: (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`).
+    trivial: bool = False
 
 
 @dataclass(eq=False)

@@ -194,8 +194,8 @@ elements come out, but a file-backed cache then holds only `k` elements and must
         `train = ds.skip(k)` fed to `fit`)? The first pass that reaches the end completes the
         cache, and every reader of the same `cache()` shares it."""
         for consumer in model.consumers:
-            if consumer.kind not in _READ_TO_THE_END:
-                continue
+            if consumer.kind not in _READ_TO_THE_END or any(take in path.ops for path in consumer.value.paths):
+                continue  # (the other branch of the same use: only one of them runs)
             for path in consumer.value.paths:
                 if cache in path.ops and take not in path.ops and not any(
                         op.name in ("take", "take_while") for op in path.ops[path.ops.index(cache) + 1:]):
