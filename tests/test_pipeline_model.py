@@ -102,7 +102,8 @@ def test_helpers_defaults_are_implicit_ops(header, source, expected):
 @pytest.mark.parametrize("body,kind", [
     ("print(x)", "peek"),
     ("if i % 100 == 0:\n        print('.', end='')\n    elif i == 5:\n        count += 1", "peek"),
-    ("pass", "for"),  # reads every element (fills a cache)
+    ("pass", "pass"),  # reads every element (fills a cache)
+    ("counts[int(x)] += 1", "pass"),  # a count over the data
     ("time.sleep(0.01)", "for"),  # stands for a training step
     ("if i % 100 == 0:\n        print(i)\n    train_step(x)", "for"),
 ])
@@ -115,7 +116,7 @@ def test_consumers():
     model = build(
         "import tensorflow as tf\n"
         "ds = tf.data.Dataset.range(8).batch(2)\n"
-        "for x in ds: pass\n"
+        "for x in ds: step(x)\n"
         "it = iter(ds)\n"
         "dist = strategy.experimental_distribute_dataset(ds)\n"
         "model.fit(ds, validation_data=ds)\n"

@@ -31,17 +31,20 @@ _SHOWING = frozenset({"print", "pprint", "display", "show", "imshow", "title", "
 _BOOKKEEPING = frozenset({"time", "perf_counter", "monotonic", "len", "int", "float", "str", "format"})
 
 
-def _only_shows(loop: cst.For) -> bool:
-    """`for line in ds: print(line.numpy())`, or a timing loop that prints a dot every hundred
-    elements: a loop whose body only prints, plots, counts or reads the clock."""
+def _bookkeeping_kind(loop: cst.For) -> str | None:
+    """What a loop that does no work on its elements is: "peek" when its body only prints or plots
+    (`for line in ds: print(line.numpy())`, a timing loop printing a dot every hundred elements),
+    "pass" when it only counts, reads the clock or does nothing (it reads every element: a
+    count, a cache fill); None for any other loop."""
     statements = block_body(loop.body)
-    # (`for _ in ds: pass` reads every element, often to fill a cache: not a look.)
-    return (all(_shows_or_counts(stmt) for stmt in statements)
-            and any(isinstance(node, cst.Call) and _called_name(node) in _SHOWING
-                    for node in _calls_in(statements)))
+    if not all(_shows_or_counts(stmt) for stmt in statements):
+        return None
+    shows = any(_called_name(node) in _SHOWING for node in _calls_in(statements))
+    return "peek" if shows else "pass"
 
 
 def _calls_in(statements) -> list[cst.Call]:
+    """The calls made as statements of these statements (and of the `if`s among them)."""
     found: list[cst.Call] = []
     for stmt in statements:
         if isinstance(stmt, cst.If):
@@ -213,7 +216,10 @@ class Datasets(InterpreterState):
         for dataset in datasets_in(value):
             # `for x in ds.take(1)`: a look at a few elements, not a training loop.
             # (A printing loop inside another loop, an epoch loop, stands for training.)
-            peek = (_only_shows(stmt) and not (self._frame and self._frame.loops)) or all(
-                path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])
-                for path in dataset.paths)
-            self._consume("peek" if peek else "for", stmt, dataset, iter_expr)
+            bookkeeping = _bookkeeping_kind(stmt)
+            if bookkeeping == "peek" and self._frame and self._frame.loops:
+                bookkeeping = None
+            if all(path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])
+                   for path in dataset.paths):
+                bookkeeping = "peek"
+            self._consume(bookkeeping or "for", stmt, dataset, iter_expr)
