@@ -17,6 +17,10 @@ triples are compared. Engine codes PL000-PL003 always count as failures.
     python benchmarks/precision_recall.py                          # written corpus
     python benchmarks/precision_recall.py --realcode /tmp/realcode # both, side by side
     python benchmarks/precision_recall.py --check [--realcode DIR] # exit 1 below the targets
+    python benchmarks/precision_recall.py --realcode DIR --sample 40  # unlabelled findings to judge
+
+labels.csv's `scope` column marks rows whose problem crosses a module (`cross-module`): they are
+also scored on their own.
 """
 from __future__ import annotations
 
@@ -55,6 +59,14 @@ class Comparison:
     negatives: set[Key] = field(default_factory=set)  # labelled "not a problem" (real code)
     skipped: list[str] = field(default_factory=list)  # files that could not be scored
     scored: list[str] = field(default_factory=list)  # files linted (relative paths)
+    #: Labelled keys whose problem crosses a module (labels.csv `scope` = cross-module).
+    cross_module: set[Key] = field(default_factory=set)
+    messages: dict[Key, str] = field(default_factory=dict)  # what pipelint said at each finding
+
+    def cross_module_part(self) -> "Comparison":
+        """Only the labelled rows that cross a module: their positives and negatives."""
+        return Comparison(expected=self.expected & self.cross_module, found=self.found & self.cross_module,
+                          negatives=self.negatives & self.cross_module, files=self.files)
 
     @property
     def tp(self) -> set[Key]:
@@ -162,18 +174,22 @@ def _lint_file(path: Path, relpath: str, codes: frozenset[str], result: Comparis
             result.engine_errors.append((relpath, line, d.code, d.message))
         else:
             result.found.add((relpath, line, d.code))
+            result.messages[(relpath, line, d.code)] = d.message
 
 
-def load_labels(labels: Path = REALCODE / "labels.csv") -> tuple[set[Key], set[Key]]:
-    """(positives, negatives) from a labels.csv."""
+def load_labels(labels: Path = REALCODE / "labels.csv") -> tuple[set[Key], set[Key], set[Key]]:
+    """(positives, negatives, cross-module keys) from a labels.csv."""
     positives: set[Key] = set()
     negatives: set[Key] = set()
+    cross_module: set[Key] = set()
     with labels.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
             line: int | str = row["line"] if ":" in row["line"] else int(row["line"])
             key = (row["path"], line, row["code"])
             (positives if row["label"] == "positive" else negatives).add(key)
-    return positives, negatives
+            if row.get("scope") == "cross-module":
+                cross_module.add(key)
+    return positives, negatives, cross_module
 
 
 def compare_realcode(directory: Path, manifest: Path = REALCODE / "manifest.json",
@@ -183,7 +199,7 @@ def compare_realcode(directory: Path, manifest: Path = REALCODE / "manifest.json
 
     codes = frozenset(all_rules())
     result = Comparison()
-    positives, result.negatives = load_labels(labels)
+    positives, result.negatives, result.cross_module = load_labels(labels)
     scored: set[str] = set()
     for entry in json.loads(manifest.read_text(encoding="utf-8"))["files"]:
         relpath = entry["repository"].replace("/", "__") + "/" + entry["path"]
@@ -266,10 +282,54 @@ def report_side_by_side(written: Comparison, real: Comparison, out=sys.stdout) -
     print(f"{'total':<7} | {totals[0]} | {totals[1]}", file=out)
     _by_kind(written, out, "written  ")
     _by_kind(real, out, "real code ")
+    cross = real.cross_module_part()
+    if cross.expected or cross.negatives:
+        print(f"  real code, cross-module rows only: {len(cross.tp):>4} TP {len(cross.fp):>4} FP "
+              f"{len(cross.fn):>4} FN  precision {cross.precision:.3f}  recall {cross.recall:.3f}", file=out)
     print("\n== written corpus", file=out)
     _details(written, out)
     print("\n== real code", file=out)
     _details(real, out)
+
+
+def lint_tree(tree: Path) -> Comparison:
+    """Every finding in the .py and .ipynb files under `tree` (no labels: for `--sample-from`)."""
+    from pipelint.rules import all_rules
+
+    codes = frozenset(all_rules())
+    result = Comparison()
+    for path in sorted([*tree.rglob("*.py"), *tree.rglob("*.ipynb")]):
+        _lint_file(path, path.relative_to(tree).as_posix(), codes, result)
+    return result
+
+
+def print_sample(real: Comparison, directory: Path, count: int, seed: int, out=sys.stdout) -> None:
+    """N findings drawn at random from lines no label covers, each with its message and the source
+    around it, numbered so that a reader can write a verdict (worth acting on / not) beside each."""
+    import random
+
+    labelled = real.expected | real.negatives
+    unlabelled = sorted((key for key in real.found if key not in labelled), key=str)
+    drawn = random.Random(seed).sample(unlabelled, min(count, len(unlabelled)))
+    print(f"{len(drawn)} of {len(unlabelled)} findings on unlabelled lines (seed {seed})", file=out)
+    for number, (path, line, code) in enumerate(drawn, 1):
+        print(f"\n[{number}] {path}:{line}: {code} {real.messages.get((path, line, code), '')}", file=out)
+        for text in _context(directory / path, line):
+            print(f"    {text}", file=out)
+
+
+def _context(path: Path, line: "int | str", around: int = 3) -> list[str]:
+    """The lines around a finding (in a notebook, around its line in its cell)."""
+    if isinstance(line, str):
+        cell, row = (int(part) for part in line.split(":"))
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        source = cells[cell - 1]["source"]
+        lines = ("".join(source) if isinstance(source, list) else source).splitlines()
+    else:
+        row, lines = line, path.read_text(encoding="utf-8", errors="replace").splitlines()
+    start = max(row - around, 1)
+    return [f"{'>' if number == row else ' '}{number:5} {lines[number - 1]}"
+            for number in range(start, min(row + around, len(lines)) + 1)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,7 +340,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--realcode", type=Path, metavar="DIR",
                         help="directory the real-code corpus was extracted into (benchmarks/realcode/extract.py)")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="print N random findings on real-code lines nobody labelled, for a reader to "
+                             "judge (needs --realcode)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of --sample")
+    parser.add_argument("--sample-from", type=Path, metavar="TREE",
+                        help="draw --sample from every .py/.ipynb file under TREE (code nobody labelled) "
+                             "instead of the real-code corpus")
     args = parser.parse_args(argv)
+    if args.sample:
+        if args.sample_from is not None:
+            print_sample(lint_tree(args.sample_from), args.sample_from, args.sample, args.seed)
+        elif args.realcode is not None:
+            print_sample(compare_realcode(args.realcode), args.realcode, args.sample, args.seed)
+        else:
+            parser.error("--sample needs --realcode DIR or --sample-from TREE")
+        return 0
     result = compare(args.corpus)
     failed = result.precision < MIN_PRECISION or result.recall < MIN_RECALL or bool(result.engine_errors)
     if args.realcode is None:
