@@ -106,6 +106,9 @@ def test_helpers_defaults_are_implicit_ops(header, source, expected):
     ("counts[int(x)] += 1", "pass"),  # a count over the data
     ("time.sleep(0.01)", "for"),  # stands for a training step
     ("if i % 100 == 0:\n        print(i)\n    train_step(x)", "for"),
+    ("test_step(x)", "eval-loop"),
+    ("preds.append(model(x, training=False))", "eval-loop"),
+    ("loss = train_step(x)\n    val = test_step(x)", "for"),  # it trains
 ])
 def test_loops_that_only_show_or_count_are_looks(body, kind):
     model = build(f"import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f)\nfor i, x in enumerate(ds):\n    {body}\n")

@@ -5,11 +5,14 @@ Part of the `Interpreter` (see `frames`).
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from pipelint.model.catalogue import COMBINERS, DATASET_CONSTRUCTORS, HELPER_STEPS, KERAS_DATASET_HELPERS
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import block_body, find_arg, literal_int
+from pipelint.model.functions import CallCollector
+from pipelint.model.syntax import block_body, find_arg, is_false, literal_int
 from pipelint.model.values import (
     MAX_PATHS, Collection, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue, Op, OpSite,
     Origin, TfdsBuilder, datasets_in,
@@ -41,6 +44,24 @@ def _bookkeeping_kind(loop: cst.For) -> str | None:
         return None
     shows = any(_called_name(node) in _SHOWING for node in _calls_in(statements))
     return "peek" if shows else "pass"
+
+
+_EVALUATING = re.compile(r"(^|_)(eval|evaluate|evaluation|test|val|valid|validate|validation|predict|"
+                         r"infer|inference)(_|$)")
+_TRAINING = re.compile(r"(^|_)(train|fit|backward|minimize|gradient|gradients|apply_gradients)(_|$)|GradientTape")
+
+
+def _evaluates(loop: cst.For) -> bool:
+    """Does this loop evaluate a model rather than train it? Its calls name evaluation
+    (`test_step`, `model.predict`, `validate`) or pass `training=False`, and none names training
+    (`train_step`, `apply_gradients`, `tape.gradient`)."""
+    calls = CallCollector.of(loop.body).calls
+    names = [(_called_name(call) or "").lower() for call in calls]
+    if any(_TRAINING.search(name) for name in names):
+        return False
+    return any(_EVALUATING.search(name) for name in names) or any(
+        arg.keyword is not None and arg.keyword.value == "training" and is_false(arg.value)
+        for call in calls for arg in call.args)
 
 
 def _calls_in(statements) -> list[cst.Call]:
@@ -222,4 +243,4 @@ class Datasets(InterpreterState):
             if all(path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])
                    for path in dataset.paths):
                 bookkeeping = "peek"
-            self._consume(bookkeeping or "for", stmt, dataset, iter_expr)
+            self._consume(bookkeeping or ("eval-loop" if _evaluates(stmt) else "for"), stmt, dataset, iter_expr)

@@ -205,12 +205,13 @@ LOOKS = frozenset({"peek", "inspect"})
 #: Uses that never train on the data: the order of examples does not matter to them. (A full
 #: `pass` over the data, `list(ds)` or a comprehension, is not among them: it may be compared
 #: with something in order.)
-NOT_TRAINING = LOOKS | {"adapt", "validation", "evaluate", "predict"}
+NOT_TRAINING = LOOKS | {"adapt", "validation", "evaluate", "predict", "eval-loop"}
 
 
 @dataclass(eq=False)
 class Consumer:
-    #: fit, evaluate, predict, validation (`validation_data`), for, iter, distribute, return, and
+    #: fit, evaluate, predict, validation (`validation_data`), for, eval-loop (a `for` whose body
+    #: evaluates: `test_step`, `model(x, training=False)`), iter, distribute, return, and
     #: peek (`next(iter(ds))`, a `for` over `ds.take(n)` with a small n, a loop that only prints,
     #: `tfds.as_dataframe`), inspect (`ds.element_spec`, `ds.cardinality()`), pass (`list(ds)`, a
     #: comprehension over it) and adapt (`layer.adapt(ds)`).

@@ -10,7 +10,7 @@ from pipelint.rules.rewrite import append_call
 
 # Where each parallel-capable method takes `num_parallel_calls` positionally.
 _PARALLEL_POSITION = {"map": 1, "interleave": 3, "batch": 2}
-_TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "for", "iter",
+_TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "for", "eval-loop", "iter",
                                  "distribute", "return"})
 
 
@@ -333,6 +333,17 @@ when autotuning or that rewrite is off, and documents it.
                 train_step(batch)
             """,
         ),
+        # an evaluation loop is named as such
+        Invalid(
+            """
+            import tensorflow as tf
+            test = tf.data.TFRecordDataset(['t']).map(parse).batch(64)
+            for x, y in test:
+                test_step(x, y)
+            """,
+            line=2, column=52, end_column=57,
+            message="dataset fed to an evaluation loop does not end in `prefetch`",
+        ),
         # a batched dataset handed to an unknown caller
         Invalid(
             """
@@ -403,7 +414,7 @@ when autotuning or that rewrite is off, and documents it.
             paths = consumer.value.paths
             if not paths or any(_ends_well(path) or _misplaced_prefetch(path) for path in paths):
                 continue
-            if consumer.kind in ("for", "iter"):
+            if consumer.kind in ("for", "eval-loop", "iter"):
                 if consumer.kind == "iter" and consumer.node in next_args:
                     continue  # `next(iter(ds))`: one element, not a loop
                 if any(_trimmed(p) and _trimmed(p)[-1].name == "take" for p in paths):
@@ -414,6 +425,7 @@ when autotuning or that rewrite is off, and documents it.
                 continue  # an unbatched or pass-through stage: the caller finishes the pipeline
             where = "`validation_data`" if consumer.kind == "validation" else (
                 "a training loop" if consumer.kind in ("for", "iter") else
+                "an evaluation loop" if consumer.kind == "eval-loop" else
                 "a caller" if consumer.kind == "return" else f"`{consumer.kind}`")
             message = (
                 f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "

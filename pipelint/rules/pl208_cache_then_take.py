@@ -9,7 +9,7 @@ from pipelint.rules.rewrite import swap_adjacent
 # One element in, one element out: a `take` after them still stops the cache early.
 _ONE_TO_ONE = frozenset({"map", "prefetch", "with_options", "enumerate"})
 # Consumers that read a dataset to its end.
-_READ_TO_THE_END = frozenset({"fit", "validation", "evaluate", "predict", "for", "pass"})
+_READ_TO_THE_END = frozenset({"fit", "validation", "evaluate", "predict", "for", "eval-loop", "pass"})
 # Consumers that read a dataset more than once (or hand it to code that may).
 _REPEATED_CONSUMERS = frozenset({"fit", "validation", "distribute", "return"})
 
