@@ -341,7 +341,7 @@ when autotuning or that rewrite is off, and documents it.
             for x, y in test:
                 test_step(x, y)
             """,
-            line=2, column=52, end_column=57,
+            line=2, column=50, end_column=55,
             message="dataset fed to an evaluation loop does not end in `prefetch`",
         ),
         # a batched dataset handed to an unknown caller
