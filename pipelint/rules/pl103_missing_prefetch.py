@@ -343,6 +343,12 @@ when autotuning or that rewrite is off, and documents it.
             """,
             line=2, column=50, end_column=55,
             message="dataset fed to an evaluation loop does not end in `prefetch`",
+            fixed="""
+            import tensorflow as tf
+            test = tf.data.TFRecordDataset(['t']).map(parse).batch(64).prefetch(tf.data.AUTOTUNE)
+            for x, y in test:
+                test_step(x, y)
+            """,
         ),
         # a batched dataset handed to an unknown caller
         Invalid(
