@@ -12,8 +12,10 @@ there is none). Layout:
 
 A file's entry is used only when its key matches: a hash of the generation, every setting that
 decides the file's findings (select, ignore, rule options, per-file-ignores with the file's path),
-the file's suffix and its bytes. So an edited file, a changed config or another pipelint is a miss,
-and a corrupt or foreign shard or entry is ignored and written anew.
+the file's suffix, its bytes, and the summaries (`pipelint.project`) of the project modules its
+findings depend on: those it imports, those that hand it datasets, and what they import. So an
+edited file, an edited module it calls into, a changed config or another pipelint is a miss, and
+a corrupt or foreign shard or entry is ignored and written anew.
 
 Bounds: the most recently used `_KEEP_GENERATIONS` generations are kept (upgrades and checkouts
 do not pile up), and an entry not seen for `_FORGET_AFTER_DAYS` days is dropped (deleted files).
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipelint import __version__
 from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from pipelint.project import ProjectIndex
 from pipelint.results import DisplayPaths, FileResult, FixMode
 
 try:  # blake2b without hashlib's OpenSSL import: a warm run has little else to do
@@ -180,10 +183,11 @@ class ResultCache:
             return known[1] + b"\0path=" + os.fsencode(os.path.abspath(path))
         return known[1]
 
-    def key(self, settings: Settings, path: Path, data: bytes) -> str:
+    def key(self, settings: Settings, path: Path, data: bytes, project: bytes = b"") -> str:
+        """`project`: what the file's findings depend on in other modules (`ProjectIndex.key_of`)."""
         digest = blake2b(digest_size=20)
         for part in (self.generation.encode(), self._settings_key(settings, path),
-                     path.suffix.encode(), data):
+                     path.suffix.encode(), data, project):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         return digest.hexdigest()
@@ -312,14 +316,18 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     misses: list[Path] = []
     contents: dict[Path, bytes] = {}
     keys: dict[Path, tuple[Settings, str]] = {}
+    read = {path: _read_regular(path) for path in files}
+    # The project index (stdlib `ast` only): a file's key holds the summaries of the modules its
+    # findings depend on, so that editing `data.py` re-checks `train.py`.
+    project = ProjectIndex.build(files, {path: data for path, data in read.items() if data is not None})
     for path in files:
-        data = _read_regular(path)
+        data = read[path]
         if data is None:
             misses.append(path)
             continue
         # A regular file: the settings of its directory (what `for_path` finds, minus a stat).
         settings = resolver.for_directory(os.path.dirname(os.path.join(cwd, path)) or os.sep)
-        key = cache.key(settings, path, data)
+        key = cache.key(settings, path, data, project.key_of(path))
         display = display_path(path)
         diagnostics = cache.get(settings, path, key, display)
         if diagnostics is None or (fix_mode.enabled and _has_fix_to_apply(diagnostics, fix_mode)):
@@ -331,7 +339,8 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     if misses:
         from pipelint.engine import check_files
 
-        checked = check_files(misses, resolver, jobs=jobs, fix_mode=fix_mode, cwd=cwd, contents=contents)
+        checked = check_files(misses, resolver, jobs=jobs, fix_mode=fix_mode, cwd=cwd, contents=contents,
+                              project=project)
         by_file = {result.file: result for result in checked}
         for path, (settings, key) in keys.items():
             result = by_file.get(path)

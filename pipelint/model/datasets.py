@@ -94,10 +94,10 @@ class Datasets(InterpreterState):
         return DatasetValue(tuple(paths[:MAX_PATHS])) if paths else None
 
     def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] = (),
-                parameter_of: str | None = None) -> Origin:
+                parameter_of: str | None = None, inferred: bool = False) -> Origin:
         origin = self._origin_cache.get(node)
         if origin is None:
-            origin = Origin(kind, node, implicit, parameter_of)
+            origin = Origin(kind, node, implicit, parameter_of, inferred, self._where)
             self._origin_cache[node] = origin
             self.origins.append(origin)
         return origin
@@ -129,7 +129,7 @@ class Datasets(InterpreterState):
             names.append("batch")
         if not (timeseries or audio):
             names.append("prefetch")
-        implicit = [Op(name, call, False, implicit=True) for name in names]
+        implicit = [Op(name, call, False, implicit=True, where=self._where) for name in names]
         return self._origin(call, qualified, tuple(implicit))
 
     def _tfds_result(self, call: cst.Call, origin: Origin) -> object:
@@ -155,7 +155,7 @@ class Datasets(InterpreterState):
                 fn = find_arg(call, "map_func", 0) or find_arg(call, "predicate", 0)
                 if fn is not None:
                     facts = self._function_facts(fn.value, frame)
-            op = Op(method, call, frame.branch_depth > 0, facts)
+            op = Op(method, call, frame.branch_depth > 0, facts, where=self._where)
             self._op_cache[call] = op
         site = self.op_sites.get(call)
         if site is None:
@@ -170,7 +170,7 @@ class Datasets(InterpreterState):
     def _consume(self, kind: str, node: cst.CSTNode, value: DatasetValue,
                  argument: cst.BaseExpression | None, function: str | None = None) -> None:
         loops = self._frame.loops if self._frame is not None else ()
-        self.consumers.append(Consumer(kind, node, value, argument, function, loops))
+        self.consumers.append(Consumer(kind, node, value, argument, function, loops, self._where))
 
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:
         for dataset in datasets_in(value):

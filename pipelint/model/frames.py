@@ -33,6 +33,7 @@ class Frame:
     branch_depth: int = 0
     returns: list[object] = field(default_factory=list)
     inlined: bool = False
+    where: object | None = None  # the project module whose code this frame runs (None: this one)
 
 
 class InterpreterState:
@@ -71,6 +72,15 @@ class InterpreterState:
         self._frame: Frame | None = None  # the frame being interpreted, for consumer context
         #: The optimizer each model was compiled with (or came with), for `model.optimizer`.
         self._model_optimizers: dict[ObjectValue, ObjectValue] = {}
+        #: The other modules of the project, when the engine has an index (`pipelint.project`).
+        self.project = model.project
+        #: The project module whose code is being run (a foreign function inlined), else None.
+        self._where: object | None = getattr(model.project, "run_as", None)
+        #: What the methods of each class store on `self`, merged over every run of them: a
+        #: dataset kept in `__init__` is what another method reads.
+        self._self_attributes: dict[tuple[cst.ClassDef, str], object] = {}
+        #: The module each class of another project module lives in.
+        self._class_homes: dict[cst.ClassDef, object] = {}
 
     def _locate(self, *nodes: cst.CSTNode) -> None:
         top = self._top

@@ -40,6 +40,9 @@ class Op:
     conditional: bool
     facts: FunctionFacts = field(default_factory=FunctionFacts)
     implicit: bool = False  # done inside a constructor (Keras directory helpers), not written
+    #: The other project module whose code holds the call (`pipelint.project.ForeignModule`);
+    #: None for this module. Rules never report there; the engine names it in messages.
+    where: object | None = None
 
     @property
     def name_node(self) -> cst.CSTNode:
@@ -74,6 +77,9 @@ class Origin:
     implicit_ops: tuple[Op, ...] = ()
     #: Set when the dataset is a parameter of this function, seen in the function's own run.
     parameter_of: str | None = None
+    #: A parameter taken for a dataset only because of how the function uses it.
+    inferred: bool = False
+    where: object | None = None  # as `Op.where`
 
     @property
     def is_file_source(self) -> bool:
@@ -217,6 +223,7 @@ class Consumer:
     argument: cst.BaseExpression | None = None  # the expression that carried the dataset
     function: str | None = None  # for `return`: the enclosing function's name
     loops: tuple[cst.CSTNode, ...] = ()  # loops around the consumer (a `for` consumer excluded)
+    where: object | None = None  # as `Op.where`
 
 
 @dataclass(eq=False)

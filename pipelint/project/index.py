@@ -1,0 +1,492 @@
+"""The project index: module names, and a cheap summary of each module read with CPython's `ast`.
+
+Which modules: the `.py` files discovery found, plus the project modules they import, found as
+Python would from the import roots: the project root (the closest directory above a file holding
+pyproject.toml, setup.cfg, setup.py or .git), its `src/` (a src layout), and a script's own
+directory (`python train.py` imports its siblings).
+
+A module is summarised only when its text could touch a dataset (a dataset method call, `fit(`,
+`Dataset`...); the summary says, per function and method (`f`, `Class.method`): where it starts
+and a digest of its text, which parameters it may take datasets in (receivers of dataset methods,
+arguments of `fit`, loops, kept on `self`), and whether it returns a dataset; and which calls
+hand a dataset to another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`,
+`Trainer(ds)`). Summaries decide three things: which functions of other modules a check runs
+(`context`), which modules receive datasets from other modules (checked even when they never
+name TensorFlow, with those datasets), and the part of a file's cache key that depends on other
+modules (`key_of`).
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+try:  # as in pipelint.cache: blake2b without hashlib's OpenSSL import
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover
+    from hashlib import blake2b
+
+__all__ = ["FunctionSummary", "ModuleSummary", "ProjectIndex", "project_root"]
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+#: Text a module needs for any of its functions to touch a dataset.
+_COULD_TOUCH_DATASETS = re.compile(
+    r"\.(?:map|batch|shuffle|cache|prefetch|repeat|apply|interleave|padded_batch|unbatch|fit|take|"
+    r"filter|concatenate|zip)\(|Dataset|dataset_from_|tfds")
+#: Methods whose call makes a value a dataset for the index (few other objects have them).
+_TELLING_METHODS = frozenset({"cache", "shuffle", "batch", "prefetch", "padded_batch", "unbatch",
+                              "interleave", "repeat", "with_options", "ragged_batch", "shard"})
+_CONSTRUCTORS = frozenset({"from_tensor_slices", "from_tensors", "from_generator", "list_files",
+                           "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
+                           "make_csv_dataset", "CsvDataset", "image_dataset_from_directory",
+                           "text_dataset_from_directory", "audio_dataset_from_directory",
+                           "timeseries_dataset_from_array", "sample_from_datasets",
+                           "choose_from_datasets"})
+_PASSING_METHODS = frozenset({"map", "filter", "take", "skip", "apply", "concatenate", "zip",
+                              "enumerate", "flat_map", "unique", "window"})
+_CONSUMING_METHODS = frozenset({"fit", "evaluate", "predict"})
+_MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
+
+
+def project_root(directory: str) -> str:
+    """The closest directory from `directory` upward that holds a project marker, else itself."""
+    current = directory
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return directory
+        current = parent
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    line: int
+    digest: str
+    params: tuple[str, ...]
+    takes: tuple[str, ...]  # parameters it may take datasets in
+    returns_dataset: bool
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    path: str
+    package: str
+    checked: bool  # among the files being checked (else only read for what it defines)
+    imports: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: frozenset[str] = frozenset()
+    #: Calls handing a dataset to another module: (qualified name called, "call" or "apply").
+    dataset_calls: list[tuple[str, str]] = field(default_factory=list)
+    digest: str = ""
+
+    def relevant(self, attribute: str) -> bool:
+        """Does `attribute` (`f`, `Class`, `Class.method`) return or take datasets?"""
+        if attribute in self.classes:
+            prefix = attribute + "."
+            return any(name.startswith(prefix) and (f.takes or f.returns_dataset)
+                       for name, f in self.functions.items())
+        function = self.functions.get(attribute)
+        return function is not None and bool(function.takes or function.returns_dataset)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class _Reader:
+    """One module's summary from its `ast`."""
+
+    def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module) -> None:
+        self.summary, self.lines, self.tree = summary, text.splitlines(), tree
+
+    def imports(self) -> None:
+        names = self.summary.imports
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        names[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".", 1)[0]
+                        names.setdefault(top, top)
+            elif isinstance(node, ast.ImportFrom):
+                base = self._absolute(node.level, node.module)
+                if base is None:
+                    continue
+                for alias in node.names:
+                    if alias.name != "*":
+                        names[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def _absolute(self, level: int, module: str | None) -> str | None:
+        if level == 0:
+            return module
+        parts = self.summary.package.split(".") if self.summary.package else []
+        if level - 1 > len(parts):
+            return None
+        base = parts[:len(parts) - (level - 1)]
+        return ".".join([*base, module] if module else base) or None
+
+    def qualified(self, expr: ast.expr) -> str | None:
+        name = _dotted(expr)
+        if name is None:
+            return None
+        root, _, rest = name.partition(".")
+        full = self.summary.imports.get(root)
+        if full is None:
+            return None
+        return f"{full}.{rest}" if rest else full
+
+    def definitions(self) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+        found = []
+        classes = []
+
+        def collect(body: Iterable[ast.stmt], prefix: str) -> None:
+            for stmt in body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found.append((prefix + stmt.name, stmt))
+                elif isinstance(stmt, ast.ClassDef) and not prefix:
+                    classes.append(stmt.name)
+                    collect(stmt.body, stmt.name + ".")
+                elif isinstance(stmt, (ast.If, ast.Try)) and not prefix:
+                    collect(stmt.body, prefix)
+                    collect(getattr(stmt, "orelse", []), prefix)
+
+        collect(self.tree.body, "")
+        self.summary.classes = frozenset(classes)
+        return found
+
+    def summarise(self, returns_dataset) -> None:
+        """Functions and dataset-passing calls; `returns_dataset(qualified)`: what the index knows
+        of other modules' functions (nothing yet on the first round)."""
+        summary = self.summary
+        summary.dataset_calls = []
+        functions = {}
+        module_bindings = _bindings(self.tree.body)
+        for qualname, node in self.definitions():
+            params = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
+            bindings = _bindings(node.body)
+            takes = _taking(node, set(params) - {"self", "cls"})
+            datasetish = _Datasetish(self, bindings, returns_dataset, takes)
+            returns = any(isinstance(n, ast.Return) and n.value is not None and datasetish(n.value)
+                          for n in _own_nodes(node))
+            end = getattr(node, "end_lineno", node.lineno) or node.lineno
+            start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            text = "\n".join(self.lines[start - 1:end])
+            functions[qualname] = FunctionSummary(
+                start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)), returns)
+            self._dataset_calls(_own_nodes(node), datasetish)
+        self._dataset_calls(_module_level_nodes(self.tree),
+                            _Datasetish(self, module_bindings, returns_dataset, set()))
+        summary.functions = functions
+
+    def _dataset_calls(self, nodes: Iterable[ast.AST], datasetish: "_Datasetish") -> None:
+        calls = self.summary.dataset_calls
+        for node in nodes:
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "apply" and node.args:
+                target = self.qualified(node.args[0])
+                if target is not None and datasetish(func.value):
+                    calls.append((target, "apply"))
+                continue
+            target = self.qualified(func)
+            if target is not None and any(datasetish(arg) for arg in
+                                          (*node.args, *(k.value for k in node.keywords))):
+                calls.append((target, "call"))
+
+
+def _own_nodes(func: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of a function's body, not of the functions and classes nested in it."""
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _module_level_nodes(tree: ast.Module) -> Iterable[ast.AST]:
+    for stmt in tree.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield stmt
+            yield from _own_nodes(stmt)
+
+
+def _bindings(body: Sequence[ast.stmt]) -> dict[str, list[ast.expr]]:
+    found: dict[str, list[ast.expr]] = {}
+    for stmt in body:
+        for node in [stmt, *_own_nodes(stmt)]:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        found.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "append" and isinstance(node.func.value, ast.Name) and node.args:
+                found.setdefault(node.func.value.id, []).append(node.args[0])
+    return found
+
+
+def _taking(func: ast.AST, params: set[str]) -> set[str]:
+    """Parameters the function uses as datasets may be used: dataset method receivers, `fit`
+    arguments, loops, kept on `self`, passed to `apply`."""
+    takes = set()
+    for node in _own_nodes(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+            if isinstance(receiver, ast.Name) and receiver.id in params and (
+                    node.func.attr in _TELLING_METHODS or node.func.attr in _PASSING_METHODS):
+                takes.add(receiver.id)
+            if node.func.attr in _CONSUMING_METHODS:
+                takes.update(a.id for a in node.args if isinstance(a, ast.Name) and a.id in params)
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id in params:
+            takes.add(node.iter.id)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params \
+                and any(isinstance(t, ast.Attribute) for t in node.targets):
+            takes.add(node.value.id)
+    return takes
+
+
+class _Datasetish:
+    """Does an expression look like a dataset, to the index? Constructors, chains with a telling
+    method, names bound to those, parameters taken as datasets, other modules' dataset returns."""
+
+    def __init__(self, reader: _Reader, bindings: dict[str, list[ast.expr]], returns_dataset, takes: set[str]):
+        self.reader, self.bindings, self.returns_dataset, self.takes = reader, bindings, returns_dataset, takes
+        self.active: set[str] = set()
+
+    def __call__(self, expr: ast.expr, depth: int = 0) -> bool:
+        if depth > 8:
+            return False
+        if isinstance(expr, ast.Name):
+            if expr.id in self.takes:
+                return True
+            if expr.id in self.active:
+                return False
+            self.active.add(expr.id)
+            try:
+                return any(self(value, depth + 1) for value in self.bindings.get(expr.id, ()))
+            finally:
+                self.active.discard(expr.id)
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            return any(self(e, depth + 1) for e in expr.elts)
+        if isinstance(expr, ast.Subscript):
+            return self(expr.value, depth + 1)
+        if not isinstance(expr, ast.Call):
+            return False
+        func = expr.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in _TELLING_METHODS or func.attr in _CONSTRUCTORS:
+                return True
+            if func.attr in _PASSING_METHODS and self(func.value, depth + 1):
+                return True
+        elif isinstance(func, ast.Name) and func.id in _CONSTRUCTORS:
+            return True
+        qualified = self.reader.qualified(func)
+        return qualified is not None and self.returns_dataset(qualified)
+
+
+class ProjectIndex:
+    """The modules of one run's projects and their summaries; plain data (sent to workers)."""
+
+    def __init__(self) -> None:
+        self.modules: dict[str, ModuleSummary] = {}
+        self.by_path: dict[str, str] = {}
+        #: Module -> the modules whose calls hand it datasets.
+        self.callers: dict[str, set[str]] = {}
+        self._keys: dict[str, bytes] = {}
+
+    # ---- building
+
+    @classmethod
+    def build(cls, files: Sequence[Path], contents: Mapping[Path, bytes] | None = None) -> "ProjectIndex":
+        index = cls()
+        contents = contents or {}
+        readers: list[_Reader] = []
+        roots: dict[str, list[str]] = {}
+        pending: list[tuple[str, str, bool, bytes | None]] = []
+        for path in files:
+            if path.suffix != ".py":
+                continue
+            absolute = os.path.abspath(path)
+            named = index._name_of(absolute, roots)
+            if named is not None:
+                pending.append((named[0], absolute, True, contents.get(path)))
+        seen_extra = 0
+        while pending:
+            name, absolute, checked, data = pending.pop()
+            if name in index.modules or absolute in index.by_path:
+                continue
+            reader = index._read(name, absolute, checked, data)
+            if reader is None:
+                continue
+            readers.append(reader)
+            # The project modules it imports, found as Python would, read too (not checked).
+            for full in reader.summary.imports.values():
+                if seen_extra >= _MAX_EXTRA_MODULES:
+                    break
+                found = index._find_module(full, absolute, roots)
+                if found is not None and found[0] not in index.modules:
+                    seen_extra += 1
+                    pending.append((found[0], found[1], False, None))
+        for reader in readers:  # first round: what each module builds from tf.data itself
+            reader.summarise(lambda qualified: False)
+        for reader in readers:  # second round: and from other modules' functions
+            reader.summarise(index._returns_dataset)
+        for reader in readers:
+            summary = reader.summary
+            for target, _ in summary.dataset_calls:
+                resolved = index.resolve(target)
+                if resolved is not None and resolved[0] != summary.name:
+                    index.callers.setdefault(resolved[0], set()).add(summary.name)
+            summary.digest = _digest(summary)
+        return index
+
+    def _name_of(self, absolute: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
+        """(module name, package) as Python would import the file from the project's roots."""
+        directory = os.path.dirname(absolute)
+        for root in self._import_roots(directory, roots):
+            relative = os.path.relpath(absolute, root)
+            if relative.startswith(".."):
+                continue
+            parts = relative[:-len(".py")].split(os.sep)
+            package = parts[:-1]
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts and all(part.isidentifier() for part in parts):
+                return ".".join(parts), ".".join(package)
+        return None
+
+    @staticmethod
+    def _import_roots(directory: str, cache: dict[str, list[str]]) -> list[str]:
+        known = cache.get(directory)
+        if known is None:
+            top = project_root(directory)
+            known = [os.path.join(top, "src"), top] if os.path.isdir(os.path.join(top, "src")) else [top]
+            # A script's own directory (when it is no package) comes first, as `python script.py`.
+            if not os.path.exists(os.path.join(directory, "__init__.py")) and directory not in known:
+                known = [directory, *known]
+            cache[directory] = known
+        return known
+
+    def _find_module(self, full: str, importer: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
+        """The file of the project module that `full` (a module, or a name in one) lies in."""
+        parts = full.split(".")
+        for root in self._import_roots(os.path.dirname(importer), roots):
+            for size in range(len(parts), 0, -1):
+                base = os.path.join(root, *parts[:size])
+                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                    if os.path.isfile(candidate):
+                        named = self._name_of(candidate, roots)
+                        return (named[0], candidate) if named is not None else None
+        return None
+
+    def _read(self, name: str, absolute: str, checked: bool, data: bytes | None) -> _Reader | None:
+        package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
+        summary = ModuleSummary(name, absolute, package, checked)
+        self.modules[name] = summary
+        self.by_path[absolute] = name
+        try:
+            if data is None:
+                with open(absolute, "rb") as handle:
+                    data = handle.read()
+            text = data.decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not _COULD_TOUCH_DATASETS.search(text):
+            return None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        reader = _Reader(summary, text, tree)
+        reader.imports()
+        return reader
+
+    # ---- questions
+
+    def resolve(self, qualified: str) -> tuple[str, str] | None:
+        """`proj.data.load` -> ("proj.data", "load"): the module and the name in it."""
+        parts = qualified.split(".")
+        for size in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:size])
+            if module in self.modules:
+                return module, ".".join(parts[size:])
+        return None
+
+    def _returns_dataset(self, qualified: str) -> bool:
+        resolved = self.resolve(qualified)
+        if resolved is None:
+            return False
+        function = self.modules[resolved[0]].functions.get(resolved[1])
+        return function is not None and function.returns_dataset
+
+    def module_of(self, path: str | os.PathLike) -> ModuleSummary | None:
+        name = self.by_path.get(os.path.abspath(path))
+        return self.modules.get(name) if name is not None else None
+
+    def receives_datasets(self, path: str | os.PathLike) -> bool:
+        """Do other project modules hand datasets to this module's functions?"""
+        name = self.by_path.get(os.path.abspath(path))
+        return name is not None and bool(self.callers.get(name))
+
+    def key_of(self, path: str | os.PathLike) -> bytes:
+        """What a file's findings depend on in other modules, for its cache key: the summaries
+        of the project modules it imports (and theirs), of the modules that hand it datasets,
+        and of what those import."""
+        name = self.by_path.get(os.path.abspath(path))
+        if name is None:
+            return b""
+        known = self._keys.get(name)
+        if known is None:
+            reached = self._dependencies(name)
+            known = self._keys[name] = "\0".join(
+                f"{other}={self.modules[other].digest}" for other in sorted(reached)).encode()
+        return known
+
+    def _dependencies(self, name: str) -> set[str]:
+        reached: set[str] = set()
+        stack = [name, *self.callers.get(name, ())]
+        while stack:
+            current = stack.pop()
+            if current in reached:
+                continue
+            reached.add(current)
+            summary = self.modules.get(current)
+            if summary is None:
+                continue
+            for full in summary.imports.values():
+                resolved = self.resolve(full + ".x")  # the module itself, or the one a name is in
+                if resolved is not None and resolved[0] not in reached:
+                    stack.append(resolved[0])
+        reached.discard(name)
+        return reached
+
+
+def _digest(summary: ModuleSummary) -> str:
+    digest = blake2b(digest_size=8)
+    digest.update(summary.path.encode())
+    for local, full in sorted(summary.imports.items()):
+        digest.update(f"i\0{local}\0{full}\0".encode())
+    for name, function in sorted(summary.functions.items()):
+        digest.update(f"f\0{name}\0{function.line}\0{function.digest}\0{function.returns_dataset}\0"
+                      f"{','.join(function.takes)}\0".encode())
+    for target, kind in summary.dataset_calls:
+        digest.update(f"c\0{target}\0{kind}\0".encode())
+    return digest.hexdigest()
