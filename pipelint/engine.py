@@ -229,6 +229,16 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
                for triggers, required in groups)
 
 
+_TELLING_CALLS = re.compile(r"\.(cache|shuffle|batch)\(")
+
+
+def _uses_like_a_dataset(source: str) -> bool:
+    """Could a parameter be a dataset by its use (`model.inference`): `.map(` and one of
+    `.cache(`/`.shuffle(`/`.batch(`, or two of those, with no other tf.data word in the file."""
+    telling = set(_TELLING_CALLS.findall(source))
+    return len(telling) >= 2 or (bool(telling) and ".map(" in source)
+
+
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
                 tree: ast.Module | None = None, project: "ModuleView | None" = None) -> list[Diagnostic]:
     """All diagnostics for one decoded source text, suppressions applied, sorted. `tree`: the
@@ -237,7 +247,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     receives = project is not None and project.receives
     if has_skip_file(source) or not (receives or _MENTIONS_TF.search(source)):
         return []
-    if not receives and not _could_fire(source, codes):
+    if not receives and not (_could_fire(source, codes) or _uses_like_a_dataset(source)):
         # No enabled rule can fire here: the file is not parsed at all (like a file that never
         # names TensorFlow), so a syntax error in it is not reported either.
         return _suppressed(source, path, codes, [])
