@@ -108,14 +108,48 @@ def _dotted(node: ast.expr) -> str | None:
 
 
 class _Reader:
-    """One module's summary from its `ast`."""
+    """One module's summary from its `ast`, walked once: each function's own nodes (not those of
+    functions nested in it) are kept in a list that the questions below iterate."""
 
     def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module) -> None:
         self.summary, self.lines, self.tree = summary, text.splitlines(), tree
+        self.defs: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+        self.scopes: dict[str, list[ast.AST]] = {"": []}
+        classes = []
+        imports: list[ast.Import | ast.ImportFrom] = []
+        # (node, scope): a scope is "" (module level), a function's qualified name, or None
+        # (inside a nested function: walked for its imports only).
+        stack: list[tuple[ast.AST, str | None, str]] = [(child, "", "") for child in tree.body]
+        scopes = self.scopes
+        while stack:
+            node, scope, prefix = stack.pop()
+            if scope is not None:
+                scopes[scope].append(node)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.append(node)
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if scope == "" and (prefix == "" or prefix.endswith(".")):
+                    inner = prefix + node.name
+                    self.defs.append((inner, node))
+                    scopes[inner] = []
+                else:
+                    inner = None
+                stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
+                continue
+            if isinstance(node, ast.ClassDef) and scope == "" and prefix == "":
+                classes.append(node.name)
+                stack.extend((child, "", node.name + ".") for child in node.body)
+                stack.extend((child, "", "") for child in (*node.bases, *node.decorator_list))
+                continue
+            stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
+                         for child in ast.iter_child_nodes(node))
+        summary.classes = frozenset(classes)
+        self._imports(imports)
 
-    def imports(self) -> None:
+    def _imports(self, nodes: list[ast.Import | ast.ImportFrom]) -> None:
         names = self.summary.imports
-        for node in ast.walk(self.tree):
+        for node in nodes:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -123,7 +157,7 @@ class _Reader:
                     else:
                         top = alias.name.split(".", 1)[0]
                         names.setdefault(top, top)
-            elif isinstance(node, ast.ImportFrom):
+            else:
                 base = self._absolute(node.level, node.module)
                 if base is None:
                     continue
@@ -150,47 +184,27 @@ class _Reader:
             return None
         return f"{full}.{rest}" if rest else full
 
-    def definitions(self) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-        found = []
-        classes = []
-
-        def collect(body: Iterable[ast.stmt], prefix: str) -> None:
-            for stmt in body:
-                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    found.append((prefix + stmt.name, stmt))
-                elif isinstance(stmt, ast.ClassDef) and not prefix:
-                    classes.append(stmt.name)
-                    collect(stmt.body, stmt.name + ".")
-                elif isinstance(stmt, (ast.If, ast.Try)) and not prefix:
-                    collect(stmt.body, prefix)
-                    collect(getattr(stmt, "orelse", []), prefix)
-
-        collect(self.tree.body, "")
-        self.summary.classes = frozenset(classes)
-        return found
-
     def summarise(self, returns_dataset) -> None:
         """Functions and dataset-passing calls; `returns_dataset(qualified)`: what the index knows
         of other modules' functions (nothing yet on the first round)."""
         summary = self.summary
         summary.dataset_calls = []
         functions = {}
-        module_bindings = _bindings(self.tree.body)
-        for qualname, node in self.definitions():
+        for qualname, node in self.defs:
+            nodes = self.scopes[qualname]
             params = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
-            bindings = _bindings(node.body)
-            takes = _taking(node, set(params) - {"self", "cls"})
-            datasetish = _Datasetish(self, bindings, returns_dataset, takes)
+            takes = _taking(nodes, set(params) - {"self", "cls"})
+            datasetish = _Datasetish(self, _bindings(nodes), returns_dataset, takes)
             returns = any(isinstance(n, ast.Return) and n.value is not None and datasetish(n.value)
-                          for n in _own_nodes(node))
+                          for n in nodes)
             end = getattr(node, "end_lineno", node.lineno) or node.lineno
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             text = "\n".join(self.lines[start - 1:end])
             functions[qualname] = FunctionSummary(
                 start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)), returns)
-            self._dataset_calls(_own_nodes(node), datasetish)
-        self._dataset_calls(_module_level_nodes(self.tree),
-                            _Datasetish(self, module_bindings, returns_dataset, set()))
+            self._dataset_calls(nodes, datasetish)
+        module_nodes = self.scopes[""]
+        self._dataset_calls(module_nodes, _Datasetish(self, _bindings(module_nodes), returns_dataset, set()))
         summary.functions = functions
 
     def _dataset_calls(self, nodes: Iterable[ast.AST], datasetish: "_Datasetish") -> None:
@@ -210,42 +224,26 @@ class _Reader:
                 calls.append((target, "call"))
 
 
-def _own_nodes(func: ast.AST) -> Iterable[ast.AST]:
-    """The nodes of a function's body, not of the functions and classes nested in it."""
-    stack = list(ast.iter_child_nodes(func))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-
-
-def _module_level_nodes(tree: ast.Module) -> Iterable[ast.AST]:
-    for stmt in tree.body:
-        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield stmt
-            yield from _own_nodes(stmt)
-
-
-def _bindings(body: Sequence[ast.stmt]) -> dict[str, list[ast.expr]]:
+def _bindings(nodes: Iterable[ast.AST]) -> dict[str, list[ast.expr]]:
     found: dict[str, list[ast.expr]] = {}
-    for stmt in body:
-        for node in [stmt, *_own_nodes(stmt)]:
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        found.setdefault(target.id, []).append(node.value)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr == "append" and isinstance(node.func.value, ast.Name) and node.args:
-                found.setdefault(node.func.value.id, []).append(node.args[0])
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "append" and isinstance(node.func.value, ast.Name) and node.args:
+            found.setdefault(node.func.value.id, []).append(node.args[0])
     return found
 
 
-def _taking(func: ast.AST, params: set[str]) -> set[str]:
-    """Parameters the function uses as datasets may be used: dataset method receivers, `fit`
-    arguments, loops, kept on `self`, passed to `apply`."""
-    takes = set()
-    for node in _own_nodes(func):
+def _taking(nodes: Iterable[ast.AST], params: set[str]) -> set[str]:
+    """Parameters the function may use as datasets: dataset method receivers, `fit` arguments,
+    loops, kept on `self`, passed to `apply`."""
+    takes: set[str] = set()
+    if not params:
+        return takes
+    for node in nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             receiver = node.func.value
             if isinstance(receiver, ast.Name) and receiver.id in params and (
@@ -268,6 +266,7 @@ class _Datasetish:
     def __init__(self, reader: _Reader, bindings: dict[str, list[ast.expr]], returns_dataset, takes: set[str]):
         self.reader, self.bindings, self.returns_dataset, self.takes = reader, bindings, returns_dataset, takes
         self.active: set[str] = set()
+        self.memo: dict[str, bool] = {}
 
     def __call__(self, expr: ast.expr, depth: int = 0) -> bool:
         if depth > 8:
@@ -275,11 +274,15 @@ class _Datasetish:
         if isinstance(expr, ast.Name):
             if expr.id in self.takes:
                 return True
+            known = self.memo.get(expr.id)
+            if known is not None:
+                return known
             if expr.id in self.active:
                 return False
             self.active.add(expr.id)
             try:
-                return any(self(value, depth + 1) for value in self.bindings.get(expr.id, ()))
+                found = self.memo[expr.id] = any(self(value, depth + 1) for value in self.bindings.get(expr.id, ()))
+                return found
             finally:
                 self.active.discard(expr.id)
         if isinstance(expr, (ast.List, ast.Tuple)):
@@ -415,9 +418,7 @@ class ProjectIndex:
                 tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
-        reader = _Reader(summary, text, tree)
-        reader.imports()
-        return reader
+        return _Reader(summary, text, tree)
 
     # ---- questions
 
