@@ -200,7 +200,8 @@ class Expressions(InterpreterState):
             origin_value = self._constructor_value(call, qualified, frame, arg_values)
             if origin_value is not None:
                 return origin_value
-            target = self.project.lookup(qualified) if self.project is not None else None
+            target = self.project.lookup(qualified, any(datasets_in(v) for v in arg_values)) \
+                if self.project is not None else None
             if target is not None:
                 return self._call_foreign(target, call, arg_values, frame)
         if isinstance(func, cst.Name):

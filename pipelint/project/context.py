@@ -81,15 +81,15 @@ class ModuleView:
         #: In that run, this module itself is "another module": its ops name it.
         self.run_as = run_as
 
-    def lookup(self, qualified: str) -> tuple[ForeignModule, cst.FunctionDef | cst.ClassDef] | None:
+    def lookup(self, qualified: str, carries: bool = True) -> tuple[ForeignModule, cst.FunctionDef | cst.ClassDef] | None:
         """The function or class of another project module that `qualified` names, when it
-        takes or returns datasets."""
+        returns datasets, or takes them and the call hands it one (`carries`)."""
         index = self.context.index
         resolved = index.resolve(qualified)
         if resolved is None or resolved[0] == self.name:
             return None
         module, attribute = resolved
-        if not index.modules[module].relevant(attribute):
+        if not index.modules[module].relevant(attribute, carries):
             return None
         foreign = self.context.foreign(module)
         if foreign is None:

@@ -35,8 +35,7 @@ __all__ = ["FunctionSummary", "ModuleSummary", "ProjectIndex", "project_root"]
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 #: Text a module needs for any of its functions to touch a dataset.
 _COULD_TOUCH_DATASETS = re.compile(
-    r"\.(?:map|batch|shuffle|cache|prefetch|repeat|apply|interleave|padded_batch|unbatch|fit|take|"
-    r"filter|concatenate|zip)\(|Dataset|dataset_from_|tfds")
+    r"\.(?:map|batch|shuffle|cache|prefetch|interleave|padded_batch|unbatch)\(|Dataset|dataset_from_|tfds")
 #: Methods whose call makes a value a dataset for the index (few other objects have them).
 _TELLING_METHODS = frozenset({"cache", "shuffle", "batch", "prefetch", "padded_batch", "unbatch",
                               "interleave", "repeat", "with_options", "ragged_batch", "shard"})
@@ -86,14 +85,17 @@ class ModuleSummary:
     dataset_calls: list[tuple[str, str]] = field(default_factory=list)
     digest: str = ""
 
-    def relevant(self, attribute: str) -> bool:
-        """Does `attribute` (`f`, `Class`, `Class.method`) return or take datasets?"""
+    def relevant(self, attribute: str, carries: bool) -> bool:
+        """Is a call of `attribute` (`f`, `Class`, `Class.method`) worth following: does it
+        return a dataset, or take one when the call hands it one (`carries`)?"""
         if attribute in self.classes:
             prefix = attribute + "."
-            return any(name.startswith(prefix) and (f.takes or f.returns_dataset)
-                       for name, f in self.functions.items())
+            # An instance whose methods take datasets later (`trainer.fit(ds)`) is followed too.
+            return any(name.startswith(prefix) and (
+                f.returns_dataset or (f.takes and (carries or not name.endswith(".__init__"))))
+                for name, f in self.functions.items())
         function = self.functions.get(attribute)
-        return function is not None and bool(function.takes or function.returns_dataset)
+        return function is not None and bool((carries and function.takes) or function.returns_dataset)
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -115,27 +117,33 @@ class _Reader:
         self.summary, self.lines, self.tree = summary, text.splitlines(), tree
         self.defs: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         self.scopes: dict[str, list[ast.AST]] = {"": []}
+        # The module's own imports (at its top level, in `if`/`try` blocks there): what the
+        # index follows to find the other project modules.
+        self._imports([node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))])
+
+    def walk(self, project_names: frozenset[str]) -> None:
+        """Collect each function's own nodes; a function is walked only when its text could touch
+        a dataset or names something imported from another project module (`project_names`)."""
+        telling = _COULD_TOUCH_DATASETS
+        if project_names:
+            telling = re.compile(f"{_COULD_TOUCH_DATASETS.pattern}|\\b(?:{'|'.join(map(re.escape, sorted(project_names)))})\\b")
         classes = []
-        imports: list[ast.Import | ast.ImportFrom] = []
-        # (node, scope): a scope is "" (module level), a function's qualified name, or None
-        # (inside a nested function: walked for its imports only).
-        stack: list[tuple[ast.AST, str | None, str]] = [(child, "", "") for child in tree.body]
+        stack: list[tuple[ast.AST, str, str]] = [(child, "", "") for child in self.tree.body]
         scopes = self.scopes
         while stack:
             node, scope, prefix = stack.pop()
-            if scope is not None:
-                scopes[scope].append(node)
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                imports.append(node)
-                continue
+            scopes[scope].append(node)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if scope == "" and (prefix == "" or prefix.endswith(".")):
                     inner = prefix + node.name
                     self.defs.append((inner, node))
                     scopes[inner] = []
-                else:
-                    inner = None
-                stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
+                    end = getattr(node, "end_lineno", None) or node.lineno
+                    # `__init__` is walked whatever it says: it may keep a dataset on `self`.
+                    if node.name == "__init__" or any(telling.search(line) for line in self.lines[node.lineno - 1:end]):
+                        stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
+                # Otherwise its summary is its digest alone (most functions); a function nested
+                # in another is not summarised.
                 continue
             if isinstance(node, ast.ClassDef) and scope == "" and prefix == "":
                 classes.append(node.name)
@@ -144,8 +152,7 @@ class _Reader:
                 continue
             stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
                          for child in ast.iter_child_nodes(node))
-        summary.classes = frozenset(classes)
-        self._imports(imports)
+        self.summary.classes = frozenset(classes)
 
     def _imports(self, nodes: list[ast.Import | ast.ImportFrom]) -> None:
         names = self.summary.imports
@@ -222,6 +229,16 @@ class _Reader:
             if target is not None and any(datasetish(arg) for arg in
                                           (*node.args, *(k.value for k in node.keywords))):
                 calls.append((target, "call"))
+
+
+def _top_level(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try)):
+            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.orelse)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _top_level(handler.body)
 
 
 def _bindings(nodes: Iterable[ast.AST]) -> dict[str, list[ast.expr]]:
@@ -346,10 +363,14 @@ class ProjectIndex:
                 if found is not None and found[0] not in index.modules:
                     seen_extra += 1
                     pending.append((found[0], found[1], False, None))
+        for reader in readers:
+            reader.walk(frozenset(local for local, full in reader.summary.imports.items()
+                                  if index.resolve(full + ".x") is not None))
         for reader in readers:  # first round: what each module builds from tf.data itself
             reader.summarise(lambda qualified: False)
         for reader in readers:  # second round: and from other modules' functions
-            reader.summarise(index._returns_dataset)
+            if any(index._returns_some_dataset(full) for full in reader.summary.imports.values()):
+                reader.summarise(index._returns_dataset)
         for reader in readers:
             summary = reader.summary
             for target, _ in summary.dataset_calls:
@@ -437,6 +458,12 @@ class ProjectIndex:
             return False
         function = self.modules[resolved[0]].functions.get(resolved[1])
         return function is not None and function.returns_dataset
+
+    def _returns_some_dataset(self, full: str) -> bool:
+        """Does the module `full` names (or the module a name `full` is in) return datasets?"""
+        resolved = self.resolve(full + ".x")
+        return resolved is not None and any(
+            f.returns_dataset for f in self.modules[resolved[0]].functions.values())
 
     def module_of(self, path: str | os.PathLike) -> ModuleSummary | None:
         name = self.by_path.get(os.path.abspath(path))
