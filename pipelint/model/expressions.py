@@ -200,10 +200,12 @@ class Expressions(InterpreterState):
             origin_value = self._constructor_value(call, qualified, frame, arg_values)
             if origin_value is not None:
                 return origin_value
-            target = self.project.lookup(qualified, any(datasets_in(v) for v in arg_values)) \
-                if self.project is not None else None
-            if target is not None:
-                return self._call_foreign(target, call, arg_values, frame)
+            if self.project is not None:
+                target = self.project.lookup(qualified, any(datasets_in(v) for v in arg_values))
+                if target is not None:
+                    return self._call_foreign(target, call, arg_values, frame)
+                if self.project.is_class(qualified):
+                    return ObjectValue(call, None, frame.loops, project_class=qualified)
         if isinstance(func, cst.Name):
             name = func.value
             self._called_names.add(name)
@@ -265,6 +267,16 @@ class Expressions(InterpreterState):
                 merged = merge_values(merged, item)
             frame.env[dotted(func.value)] = Collection((merged,), is_mapping=True)
             return None
+        if isinstance(receiver_value, ObjectValue) and receiver_value.project_class is not None:
+            found = self.project.method(f"{receiver_value.project_class}.{method}",
+                                        any(datasets_in(v) for v in arg_values))
+            if found is not None:
+                home, cls, helper = found
+                self._class_homes[cls] = home
+                with self._in_module(home):
+                    result = self._inline(helper, call, arg_values, frame, cls, bound=True)
+                if result is not None:
+                    return result
         if isinstance(receiver_value, ObjectValue) and receiver_value.cls is not None:
             # `trainer.train(ds)`: a method of the instance's class (of this module or another
             # project module), run with the call's values.

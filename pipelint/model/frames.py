@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from pipelint.model.inference import telling_receivers
 from pipelint.model.values import ObjectValue, Op, Origin
 
 if TYPE_CHECKING:
@@ -81,6 +82,15 @@ class InterpreterState:
         self._self_attributes: dict[tuple[cst.ClassDef, str], object] = {}
         #: The module each class of another project module lives in.
         self._class_homes: dict[cst.ClassDef, object] = {}
+        self._receivers: frozenset[str] | None = None
+
+    @property
+    def _telling_receivers(self) -> frozenset[str]:
+        """Names some tf.data-only-ish method is called on in the text (`ds.cache(`): only such
+        a parameter can be a dataset by its use (`inference`), a cheap test before the walk."""
+        if self._receivers is None:
+            self._receivers = telling_receivers(self.model.source)
+        return self._receivers
 
     def _locate(self, *nodes: cst.CSTNode) -> None:
         top = self._top

@@ -8,6 +8,8 @@ is not also a list/pandas/Spark name (`map`, `filter`, `take`, `apply`...): `cac
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from pipelint.model.catalogue import DATASET_METHODS
@@ -16,6 +18,14 @@ from pipelint.model.syntax import all_params
 #: Dataset methods that few other Python objects have; one of them must be among the uses.
 _TELLING = frozenset({"cache", "shuffle", "batch", "prefetch", "padded_batch", "unbatch", "interleave",
                       "repeat", "shard", "with_options", "ragged_batch"})
+
+
+_TELLING_CALL = re.compile(r"\b(\w+)\s*\.\s*(?:" + "|".join(sorted(_TELLING)) + r")\s*\(")
+
+
+def telling_receivers(source: str) -> frozenset[str]:
+    """The names a telling method is called on somewhere in the text (`ds.shuffle(`)."""
+    return frozenset(_TELLING_CALL.findall(source))
 
 
 class _Uses(cst.CSTVisitor):

@@ -97,7 +97,8 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             frame.locals_defs[stmt.name.value] = stmt
             for decorator in stmt.decorators:
                 self._eval(decorator.decorator, frame)
-            if not frame.inlined:
+            if not frame.inlined and (self.project is None or self.project.runs(
+                    f"{frame.cls.name.value}.{stmt.name.value}" if frame.cls is not None else stmt.name.value)):
                 self._run_function(stmt, frame.cls, frame)
         elif isinstance(stmt, cst.ClassDef):
             for base in stmt.bases:
@@ -240,7 +241,7 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             value = self._parameter_value(param, owner=func.name.value)
             if param.name.value in seeds:
                 value = merge_values(value, seeds[param.name.value])
-            if value is None:
+            if value is None and param.name.value in self._telling_receivers:
                 if inferred is None:
                     inferred = dataset_parameters_by_use(func)
                 if param.name.value in inferred:

@@ -163,6 +163,9 @@ class ObjectValue:
     #: For `model.optimizer` read off a model the module never compiled here (a loaded or
     #: cloned-from model): that model. The optimizer belongs to it.
     owner: "ObjectValue | None" = None
+    #: An instance of a class of another project module, not followed when it was made (its
+    #: methods are, when called with datasets or returning them): the class's qualified name.
+    project_class: str | None = None
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from pipelint.project.index import ModuleSummary, ProjectIndex
 class ForeignModule:
     """Another project module, parsed: its definitions and import table, for the interpreter."""
 
-    def __init__(self, summary: ModuleSummary, module: cst.Module) -> None:
-        self.name, self.path, self.module = summary.name, summary.path, module
+    def __init__(self, summary: ModuleSummary, text: str, module: cst.Module) -> None:
+        self.name, self.path, self.text, self.module = summary.name, summary.path, text, module
         self.imports = ImportTable(summary.package)
         holder = PipelineModel(module)
         definitions = Interpreter(holder)
@@ -72,7 +72,7 @@ class ModuleView:
     """What the interpreter of one module asks of the project (see `PipelineModel.project`)."""
 
     def __init__(self, context: "ProjectContext", summary: ModuleSummary, recording: str | None = None,
-                 run_as: ForeignModule | None = None) -> None:
+                 run_as: ForeignModule | None = None, functions: frozenset[str] | None = None) -> None:
         self.context, self.name, self.package = context, summary.name, summary.package
         #: Other modules hand this one datasets: it is checked even if it never names TensorFlow.
         self.receives = bool(context.index.callers.get(summary.name))
@@ -80,6 +80,12 @@ class ModuleView:
         self.recording = recording
         #: In that run, this module itself is "another module": its ops name it.
         self.run_as = run_as
+        #: In that run, the only functions whose own bodies run: those that make the calls.
+        self.functions = functions
+
+    def runs(self, qualified: str) -> bool:
+        """Is the body of this module's function `qualified` (`f`, `Class.method`) run on its own?"""
+        return self.functions is None or qualified in self.functions
 
     def lookup(self, qualified: str, carries: bool = True) -> tuple[ForeignModule, cst.FunctionDef | cst.ClassDef] | None:
         """The function or class of another project module that `qualified` names, when it
@@ -96,6 +102,20 @@ class ModuleView:
             return None
         node = foreign.find(attribute)
         return (foreign, node) if node is not None else None
+
+    def method(self, qualified: str, carries: bool) -> tuple[ForeignModule, cst.ClassDef, cst.FunctionDef] | None:
+        """`pkg.mod.Class.method` of another project module, when worth following."""
+        found = self.lookup(qualified, carries)
+        if found is None or not isinstance(found[1], cst.FunctionDef):
+            return None
+        foreign, method = found
+        owner = qualified.rsplit(".", 2)[-2]
+        cls = next((c for c in foreign.classes if c.name.value == owner), None)
+        return (foreign, cls, method) if cls is not None else None
+
+    def is_class(self, qualified: str) -> bool:
+        """Does `qualified` name a class of another project module?"""
+        return self.context.index.is_class(qualified)
 
     def seeds(self, qualified: str) -> dict[str, object]:
         """The datasets this module's function `qualified` receives from other modules, by
@@ -120,8 +140,8 @@ class ProjectContext:
             summary = self.index.modules[name]
             try:
                 with open(summary.path, "rb") as handle:
-                    module = cst.parse_module(handle.read())
-                self._parsed[name] = ForeignModule(summary, module)
+                    text = handle.read().decode("utf-8-sig")
+                self._parsed[name] = ForeignModule(summary, text, cst.parse_module(text))
             except Exception:  # noqa: BLE001 - a module that cannot be read is not followed
                 self._parsed[name] = None
         return self._parsed[name]
@@ -137,9 +157,10 @@ class ProjectContext:
             home = self.foreign(caller)
             if home is None:
                 continue
-            view = ModuleView(self, self.index.modules[caller], recording=name, run_as=home)
+            view = ModuleView(self, self.index.modules[caller], recording=name, run_as=home,
+                              functions=self.index.calling_functions(caller, name))
             try:
-                model = PipelineModel.build(home.module, project=view)
+                model = PipelineModel.build(home.module, home.text, project=view)
             except Exception:  # noqa: BLE001 - a caller the model cannot run hands nothing
                 continue
             for function, received in model.seeds.items():

@@ -81,19 +81,18 @@ class ModuleSummary:
     imports: dict[str, str] = field(default_factory=dict)
     functions: dict[str, FunctionSummary] = field(default_factory=dict)
     classes: frozenset[str] = frozenset()
-    #: Calls handing a dataset to another module: (qualified name called, "call" or "apply").
-    dataset_calls: list[tuple[str, str]] = field(default_factory=list)
+    #: Calls handing a dataset to another module: (function making it, "" at module level;
+    #: qualified name called; "call" or "apply").
+    dataset_calls: list[tuple[str, str, str]] = field(default_factory=list)
     digest: str = ""
 
     def relevant(self, attribute: str, carries: bool) -> bool:
         """Is a call of `attribute` (`f`, `Class`, `Class.method`) worth following: does it
         return a dataset, or take one when the call hands it one (`carries`)?"""
         if attribute in self.classes:
-            prefix = attribute + "."
-            # An instance whose methods take datasets later (`trainer.fit(ds)`) is followed too.
-            return any(name.startswith(prefix) and (
-                f.returns_dataset or (f.takes and (carries or not name.endswith(".__init__"))))
-                for name, f in self.functions.items())
+            # Constructed with a dataset that `__init__` keeps; an instance's other methods are
+            # followed when they are called (`ModuleView.lookup` of `Class.method`).
+            attribute += ".__init__"
         function = self.functions.get(attribute)
         return function is not None and bool((carries and function.takes) or function.returns_dataset)
 
@@ -209,12 +208,12 @@ class _Reader:
             text = "\n".join(self.lines[start - 1:end])
             functions[qualname] = FunctionSummary(
                 start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)), returns)
-            self._dataset_calls(nodes, datasetish)
+            self._dataset_calls(qualname, nodes, datasetish)
         module_nodes = self.scopes[""]
-        self._dataset_calls(module_nodes, _Datasetish(self, _bindings(module_nodes), returns_dataset, set()))
+        self._dataset_calls("", module_nodes, _Datasetish(self, _bindings(module_nodes), returns_dataset, set()))
         summary.functions = functions
 
-    def _dataset_calls(self, nodes: Iterable[ast.AST], datasetish: "_Datasetish") -> None:
+    def _dataset_calls(self, scope: str, nodes: Iterable[ast.AST], datasetish: "_Datasetish") -> None:
         calls = self.summary.dataset_calls
         for node in nodes:
             if not isinstance(node, ast.Call):
@@ -223,12 +222,12 @@ class _Reader:
             if isinstance(func, ast.Attribute) and func.attr == "apply" and node.args:
                 target = self.qualified(node.args[0])
                 if target is not None and datasetish(func.value):
-                    calls.append((target, "apply"))
+                    calls.append((scope, target, "apply"))
                 continue
             target = self.qualified(func)
             if target is not None and any(datasetish(arg) for arg in
                                           (*node.args, *(k.value for k in node.keywords))):
-                calls.append((target, "call"))
+                calls.append((scope, target, "call"))
 
 
 def _top_level(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
@@ -310,9 +309,12 @@ class _Datasetish:
             return False
         func = expr.func
         if isinstance(func, ast.Attribute):
-            if func.attr in _TELLING_METHODS or func.attr in _CONSTRUCTORS:
+            if func.attr in _CONSTRUCTORS:
                 return True
-            if func.attr in _PASSING_METHODS and self(func.value, depth + 1):
+            # `np.repeat(x)`, `ops.shuffle(x)`: a function of a module, not a dataset's method.
+            if self.reader.qualified(func.value) is None and (
+                    func.attr in _TELLING_METHODS
+                    or (func.attr in _PASSING_METHODS and self(func.value, depth + 1))):
                 return True
         elif isinstance(func, ast.Name) and func.id in _CONSTRUCTORS:
             return True
@@ -373,7 +375,7 @@ class ProjectIndex:
                 reader.summarise(index._returns_dataset)
         for reader in readers:
             summary = reader.summary
-            for target, _ in summary.dataset_calls:
+            for _, target, _ in summary.dataset_calls:
                 resolved = index.resolve(target)
                 if resolved is not None and resolved[0] != summary.name:
                     index.callers.setdefault(resolved[0], set()).add(summary.name)
@@ -452,12 +454,21 @@ class ProjectIndex:
                 return module, ".".join(parts[size:])
         return None
 
+    def is_class(self, qualified: str) -> bool:
+        resolved = self.resolve(qualified)
+        return resolved is not None and resolved[1] in self.modules[resolved[0]].classes
+
     def _returns_dataset(self, qualified: str) -> bool:
         resolved = self.resolve(qualified)
         if resolved is None:
             return False
         function = self.modules[resolved[0]].functions.get(resolved[1])
         return function is not None and function.returns_dataset
+
+    def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
+        """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
+        return frozenset(scope for scope, target, _ in self.modules[caller].dataset_calls
+                         if (resolved := self.resolve(target)) is not None and resolved[0] == callee)
 
     def _returns_some_dataset(self, full: str) -> bool:
         """Does the module `full` names (or the module a name `full` is in) return datasets?"""
@@ -515,6 +526,6 @@ def _digest(summary: ModuleSummary) -> str:
     for name, function in sorted(summary.functions.items()):
         digest.update(f"f\0{name}\0{function.line}\0{function.digest}\0{function.returns_dataset}\0"
                       f"{','.join(function.takes)}\0".encode())
-    for target, kind in summary.dataset_calls:
-        digest.update(f"c\0{target}\0{kind}\0".encode())
+    for scope, target, kind in summary.dataset_calls:
+        digest.update(f"c\0{scope}\0{target}\0{kind}\0".encode())
     return digest.hexdigest()
