@@ -222,3 +222,25 @@ def test_worker_processes_report_what_one_process_does(tmp_path):
     many = check_paths([tmp_path], jobs=2)
     assert one == many
     assert {(os.path.basename(d.path), d.line, d.code) for d in one} == expected(20)
+
+
+def test_a_warm_run_reads_the_summaries_it_kept(project, monkeypatch):
+    from pipelint.project import index as index_module
+
+    monkeypatch.chdir(project)
+    parsed: list[str] = []
+    real = index_module.summarise
+
+    def counting(name, *args, **kwargs):
+        parsed.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(index_module, "summarise", counting)
+    runner = separate_streams_runner()
+    arguments = ["check", "--select", "ALL", "--jobs", "1", "--exit-zero", "src"]
+    cold = runner.invoke(main, arguments, catch_exceptions=False).stdout
+    assert sorted(parsed) == ["proj", "proj.batching", "proj.data", "proj.pipeline", "proj.report",
+                              "proj.train", "proj.trainer"]
+    parsed.clear()
+    assert runner.invoke(main, arguments, catch_exceptions=False).stdout == cold
+    assert parsed == []

@@ -5,35 +5,42 @@ Python would from the import roots: the project root (the closest directory abov
 pyproject.toml, setup.cfg, setup.py or .git), its `src/` (a src layout), and a script's own
 directory (`python train.py` imports its siblings).
 
-A module is summarised only when its text could touch a dataset (a dataset method call, `fit(`,
-`Dataset`...); the summary says, per function and method (`f`, `Class.method`): where it starts
-and a digest of its text, which parameters it may take datasets in (receivers of dataset methods,
-arguments of `fit`, loops, kept on `self`), and whether it returns a dataset; and which calls
-hand a dataset to another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`,
-`Trainer(ds)`). Summaries decide three things: which functions of other modules a check runs
-(`context`), which modules receive datasets from other modules (checked even when they never
-name TensorFlow, with those datasets), and the part of a file's cache key that depends on other
-modules (`key_of`).
+A module is summarised only when its text could touch a dataset (a dataset method call,
+`Dataset`...), and then only its functions that could (or that name another module of the
+project) are walked. The summary says, per function and method (`f`, `Class.method`): where
+it starts and a digest of its text, which parameters it may take datasets in (receivers of
+dataset methods, arguments of `fit`, loops, kept on `self`), and whether it returns a dataset
+(or does if some other module's function it calls does); and which calls hand a dataset to
+another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`, `Trainer(ds)`). A summary
+depends on its module's text alone, so the result cache keeps it between runs (`SummaryStore`);
+what crosses modules (who returns datasets through whom, who hands whom datasets) is resolved
+here, over plain data.
+
+Summaries decide three things: which functions of other modules a check runs (`context`), which
+modules receive datasets from other modules (checked even when they never name TensorFlow, with
+those datasets), and the part of a file's cache key that depends on other modules (`key_of`).
 """
 from __future__ import annotations
 
 import ast
 import os
 import re
+import sys
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 try:  # as in pipelint.cache: blake2b without hashlib's OpenSSL import
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover
     from hashlib import blake2b
 
-__all__ = ["FunctionSummary", "ModuleSummary", "ProjectIndex", "project_root"]
+__all__ = ["FunctionSummary", "ModuleSummary", "ProjectIndex", "SummaryStore", "project_root"]
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
-#: Text a module needs for any of its functions to touch a dataset.
+#: Text a module (and a top-level statement of it) needs for any of its code to touch a dataset.
 _COULD_TOUCH_DATASETS = re.compile(
     r"\.(?:map|batch|shuffle|cache|prefetch|interleave|padded_batch|unbatch)\(|Dataset|dataset_from_|tfds")
 #: Methods whose call makes a value a dataset for the index (few other objects have them).
@@ -48,6 +55,11 @@ _CONSTRUCTORS = frozenset({"from_tensor_slices", "from_tensors", "from_generator
 _PASSING_METHODS = frozenset({"map", "filter", "take", "skip", "apply", "concatenate", "zip",
                               "enumerate", "flat_map", "unique", "window"})
 _CONSUMING_METHODS = frozenset({"fit", "evaluate", "predict"})
+#: Packages that are never a module of the project being checked (for a module outside any package,
+#: an import of anything else may be a sibling script).
+_NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
+    "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "jax", "torch", "pandas",
+    "sklearn", "scipy", "matplotlib", "absl", "tqdm", "PIL", "cv2", "yaml", "wandb"}
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
 
 
@@ -69,7 +81,11 @@ class FunctionSummary:
     digest: str
     params: tuple[str, ...]
     takes: tuple[str, ...]  # parameters it may take datasets in
-    returns_dataset: bool
+    #: Returns a dataset by its own code (True), or when one of these other modules' functions
+    #: (qualified names) does; resolved into `returns_dataset` by the index.
+    returns: bool
+    returns_if: tuple[str, ...] = ()
+    returns_dataset: bool = False
 
 
 @dataclass
@@ -81,9 +97,10 @@ class ModuleSummary:
     imports: dict[str, str] = field(default_factory=dict)
     functions: dict[str, FunctionSummary] = field(default_factory=dict)
     classes: frozenset[str] = frozenset()
-    #: Calls handing a dataset to another module: (function making it, "" at module level;
-    #: qualified name called; "call" or "apply").
-    dataset_calls: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Calls that may hand a dataset to another module: (function making it, "" at module level;
+    #: qualified name called; "call" or "apply"; the other modules' functions whose returning a
+    #: dataset makes the argument one, () when it is one anyway).
+    dataset_calls: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
     digest: str = ""
 
     def relevant(self, attribute: str, carries: bool) -> bool:
@@ -91,10 +108,33 @@ class ModuleSummary:
         return a dataset, or take one when the call hands it one (`carries`)?"""
         if attribute in self.classes:
             # Constructed with a dataset that `__init__` keeps; an instance's other methods are
-            # followed when they are called (`ModuleView.lookup` of `Class.method`).
+            # followed when they are called (`ModuleView.method`).
             attribute += ".__init__"
         function = self.functions.get(attribute)
         return function is not None and bool((carries and function.takes) or function.returns_dataset)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["classes"] = sorted(self.classes)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict, checked: bool) -> "ModuleSummary":
+        summary = cls(data["name"], data["path"], data["package"], checked, dict(data["imports"]),
+                      {name: FunctionSummary(f["line"], f["digest"], tuple(f["params"]), tuple(f["takes"]),
+                                             f["returns"], tuple(f["returns_if"]))
+                       for name, f in data["functions"].items()},
+                      frozenset(data["classes"]),
+                      [(scope, target, kind, tuple(needs)) for scope, target, kind, needs in data["dataset_calls"]])
+        return summary
+
+
+class SummaryStore(Protocol):
+    """Summaries kept between runs (the result cache's): by file, valid for one key."""
+
+    def get(self, path: str, key: str) -> dict | None: ...
+
+    def put(self, path: str, key: str, summary: dict) -> None: ...
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -108,54 +148,46 @@ def _dotted(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
+def summarise(name: str, package: str, path: str, text: str, checked: bool) -> ModuleSummary:
+    """A module's summary from its text alone (empty when nothing in it could touch a dataset)."""
+    summary = ModuleSummary(name, path, package, checked)
+    if _COULD_TOUCH_DATASETS.search(text):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return summary  # the engine reports what is wrong with it
+        _Reader(summary, text, tree).summarise()
+    return summary
+
+
+def _maybe_project_names(summary: ModuleSummary) -> set[str]:
+    """Local names imported from what may be another module of this project: relatively, from
+    the module's own top-level package, or (for a module outside any package) from anything that
+    is not a known library."""
+    own = summary.name.split(".", 1)[0] if summary.package else None
+    found = set()
+    for local, full in summary.imports.items():
+        root = full.split(".", 1)[0]
+        if (own is not None and root == own) or (own is None and root not in _NOT_THE_PROJECT):
+            found.add(local)
+    return found
+
+
 class _Reader:
-    """One module's summary from its `ast`, walked once: each function's own nodes (not those of
-    functions nested in it) are kept in a list that the questions below iterate."""
+    """One module's summary from its (partial) `ast`, walked once: each function's own nodes (not
+    those of functions nested in it) are kept in a list that the questions below iterate."""
 
     def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module) -> None:
         self.summary, self.lines, self.tree = summary, text.splitlines(), tree
         self.defs: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         self.scopes: dict[str, list[ast.AST]] = {"": []}
-        # The module's own imports (at its top level, in `if`/`try` blocks there): what the
-        # index follows to find the other project modules.
-        self._imports([node for node in _top_level(tree.body) if isinstance(node, (ast.Import, ast.ImportFrom))])
 
-    def walk(self, project_names: frozenset[str]) -> None:
-        """Collect each function's own nodes; a function is walked only when its text could touch
-        a dataset or names something imported from another project module (`project_names`)."""
-        telling = _COULD_TOUCH_DATASETS
-        if project_names:
-            telling = re.compile(f"{_COULD_TOUCH_DATASETS.pattern}|\\b(?:{'|'.join(map(re.escape, sorted(project_names)))})\\b")
-        classes = []
-        stack: list[tuple[ast.AST, str, str]] = [(child, "", "") for child in self.tree.body]
-        scopes = self.scopes
-        while stack:
-            node, scope, prefix = stack.pop()
-            scopes[scope].append(node)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if scope == "" and (prefix == "" or prefix.endswith(".")):
-                    inner = prefix + node.name
-                    self.defs.append((inner, node))
-                    scopes[inner] = []
-                    end = getattr(node, "end_lineno", None) or node.lineno
-                    # `__init__` is walked whatever it says: it may keep a dataset on `self`.
-                    if node.name == "__init__" or any(telling.search(line) for line in self.lines[node.lineno - 1:end]):
-                        stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
-                # Otherwise its summary is its digest alone (most functions); a function nested
-                # in another is not summarised.
-                continue
-            if isinstance(node, ast.ClassDef) and scope == "" and prefix == "":
-                classes.append(node.name)
-                stack.extend((child, "", node.name + ".") for child in node.body)
-                stack.extend((child, "", "") for child in (*node.bases, *node.decorator_list))
-                continue
-            stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
-                         for child in ast.iter_child_nodes(node))
-        self.summary.classes = frozenset(classes)
-
-    def _imports(self, nodes: list[ast.Import | ast.ImportFrom]) -> None:
+    def imports(self) -> None:
+        """The module's own imports (at its top level, in `if`/`try` blocks there)."""
         names = self.summary.imports
-        for node in nodes:
+        for node in _top_level(self.tree.body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -163,7 +195,7 @@ class _Reader:
                     else:
                         top = alias.name.split(".", 1)[0]
                         names.setdefault(top, top)
-            else:
+            elif isinstance(node, ast.ImportFrom):
                 base = self._absolute(node.level, node.module)
                 if base is None:
                     continue
@@ -190,27 +222,61 @@ class _Reader:
             return None
         return f"{full}.{rest}" if rest else full
 
-    def summarise(self, returns_dataset) -> None:
-        """Functions and dataset-passing calls; `returns_dataset(qualified)`: what the index knows
-        of other modules' functions (nothing yet on the first round)."""
+    def _walk(self) -> None:
+        """Each function's own nodes; a function is walked only when its text could touch a
+        dataset or names something imported from another module of the project (`__init__`
+        always: it may keep a dataset on `self`)."""
+        names = _maybe_project_names(self.summary)
+        telling = _COULD_TOUCH_DATASETS if not names else re.compile(
+            f"{_COULD_TOUCH_DATASETS.pattern}|\\b(?:{'|'.join(map(re.escape, sorted(names)))})\\b")
+        lines = self.lines
+        classes = []
+        stack: list[tuple[ast.AST, str, str]] = [(child, "", "") for child in self.tree.body]
+        scopes = self.scopes
+        while stack:
+            node, scope, prefix = stack.pop()
+            scopes[scope].append(node)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if scope == "" and (prefix == "" or prefix.endswith(".")):
+                    inner = prefix + node.name
+                    self.defs.append((inner, node))
+                    scopes[inner] = []
+                    end = getattr(node, "end_lineno", None) or node.lineno
+                    if node.name == "__init__" or any(telling.search(line) for line in lines[node.lineno - 1:end]):
+                        stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
+                continue  # a function nested in another is not summarised
+            if isinstance(node, ast.ClassDef) and scope == "" and prefix == "":
+                classes.append(node.name)
+                stack.extend((child, "", node.name + ".") for child in node.body)
+                stack.extend((child, "", "") for child in (*node.bases, *node.decorator_list))
+                continue
+            stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
+                         for child in ast.iter_child_nodes(node))
+        self.summary.classes = frozenset(classes)
+
+    def summarise(self) -> None:
+        self.imports()
+        self._walk()
         summary = self.summary
-        summary.dataset_calls = []
         functions = {}
         for qualname, node in self.defs:
             nodes = self.scopes[qualname]
             params = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
             takes = _taking(nodes, set(params) - {"self", "cls"})
-            datasetish = _Datasetish(self, _bindings(nodes), returns_dataset, takes)
-            returns = any(isinstance(n, ast.Return) and n.value is not None and datasetish(n.value)
-                          for n in nodes)
+            datasetish = _Datasetish(self, _bindings(nodes), takes)
+            returns: bool | frozenset[str] = frozenset()
+            for n in nodes:
+                if isinstance(n, ast.Return) and n.value is not None:
+                    returns = _either(returns, datasetish(n.value))
             end = getattr(node, "end_lineno", node.lineno) or node.lineno
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             text = "\n".join(self.lines[start - 1:end])
             functions[qualname] = FunctionSummary(
-                start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)), returns)
+                start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)),
+                returns is True, tuple(sorted(returns)) if returns is not True else ())
             self._dataset_calls(qualname, nodes, datasetish)
         module_nodes = self.scopes[""]
-        self._dataset_calls("", module_nodes, _Datasetish(self, _bindings(module_nodes), returns_dataset, set()))
+        self._dataset_calls("", module_nodes, _Datasetish(self, _bindings(module_nodes), set()))
         summary.functions = functions
 
     def _dataset_calls(self, scope: str, nodes: Iterable[ast.AST], datasetish: "_Datasetish") -> None:
@@ -221,13 +287,22 @@ class _Reader:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "apply" and node.args:
                 target = self.qualified(node.args[0])
-                if target is not None and datasetish(func.value):
-                    calls.append((scope, target, "apply"))
-                continue
-            target = self.qualified(func)
-            if target is not None and any(datasetish(arg) for arg in
-                                          (*node.args, *(k.value for k in node.keywords))):
-                calls.append((scope, target, "call"))
+                kind, found = "apply", datasetish(func.value) if target is not None else frozenset()
+            else:
+                target = self.qualified(func)
+                kind, found = "call", frozenset()
+                if target is not None:
+                    for arg in (*node.args, *(k.value for k in node.keywords)):
+                        found = _either(found, datasetish(arg))
+            if found:
+                calls.append((scope, target, kind, () if found is True else tuple(sorted(found))))
+
+
+def _either(a: bool | frozenset[str], b: bool | frozenset[str]) -> bool | frozenset[str]:
+    """A dataset if either is: True wins, else the conditions of both."""
+    if a is True or b is True:
+        return True
+    return a | b
 
 
 def _top_level(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
@@ -255,7 +330,7 @@ def _bindings(nodes: Iterable[ast.AST]) -> dict[str, list[ast.expr]]:
 
 def _taking(nodes: Iterable[ast.AST], params: set[str]) -> set[str]:
     """Parameters the function may use as datasets: dataset method receivers, `fit` arguments,
-    loops, kept on `self`, passed to `apply`."""
+    loops, kept on `self`."""
     takes: set[str] = set()
     if not params:
         return takes
@@ -276,17 +351,18 @@ def _taking(nodes: Iterable[ast.AST], params: set[str]) -> set[str]:
 
 
 class _Datasetish:
-    """Does an expression look like a dataset, to the index? Constructors, chains with a telling
-    method, names bound to those, parameters taken as datasets, other modules' dataset returns."""
+    """Does an expression look like a dataset, to the index? True for constructors, chains with a
+    telling method, names bound to those and parameters taken as datasets; otherwise the other
+    modules' functions (qualified names) whose returning a dataset would make it one."""
 
-    def __init__(self, reader: _Reader, bindings: dict[str, list[ast.expr]], returns_dataset, takes: set[str]):
-        self.reader, self.bindings, self.returns_dataset, self.takes = reader, bindings, returns_dataset, takes
+    def __init__(self, reader: _Reader, bindings: dict[str, list[ast.expr]], takes: set[str]):
+        self.reader, self.bindings, self.takes = reader, bindings, takes
         self.active: set[str] = set()
-        self.memo: dict[str, bool] = {}
+        self.memo: dict[str, bool | frozenset[str]] = {}
 
-    def __call__(self, expr: ast.expr, depth: int = 0) -> bool:
+    def __call__(self, expr: ast.expr, depth: int = 0) -> bool | frozenset[str]:
         if depth > 8:
-            return False
+            return frozenset()
         if isinstance(expr, ast.Name):
             if expr.id in self.takes:
                 return True
@@ -294,32 +370,41 @@ class _Datasetish:
             if known is not None:
                 return known
             if expr.id in self.active:
-                return False
+                return frozenset()
             self.active.add(expr.id)
+            found: bool | frozenset[str] = frozenset()
             try:
-                found = self.memo[expr.id] = any(self(value, depth + 1) for value in self.bindings.get(expr.id, ()))
-                return found
+                for value in self.bindings.get(expr.id, ()):
+                    found = _either(found, self(value, depth + 1))
+                    if found is True:
+                        break
             finally:
                 self.active.discard(expr.id)
+            self.memo[expr.id] = found
+            return found
         if isinstance(expr, (ast.List, ast.Tuple)):
-            return any(self(e, depth + 1) for e in expr.elts)
+            found = frozenset()
+            for element in expr.elts:
+                found = _either(found, self(element, depth + 1))
+            return found
         if isinstance(expr, ast.Subscript):
             return self(expr.value, depth + 1)
         if not isinstance(expr, ast.Call):
-            return False
+            return frozenset()
         func = expr.func
         if isinstance(func, ast.Attribute):
             if func.attr in _CONSTRUCTORS:
                 return True
             # `np.repeat(x)`, `ops.shuffle(x)`: a function of a module, not a dataset's method.
-            if self.reader.qualified(func.value) is None and (
-                    func.attr in _TELLING_METHODS
-                    or (func.attr in _PASSING_METHODS and self(func.value, depth + 1))):
-                return True
+            if self.reader.qualified(func.value) is None:
+                if func.attr in _TELLING_METHODS:
+                    return True
+                if func.attr in _PASSING_METHODS:
+                    return self(func.value, depth + 1)
         elif isinstance(func, ast.Name) and func.id in _CONSTRUCTORS:
             return True
         qualified = self.reader.qualified(func)
-        return qualified is not None and self.returns_dataset(qualified)
+        return frozenset((qualified,)) if qualified is not None else frozenset()
 
 
 class ProjectIndex:
@@ -335,10 +420,12 @@ class ProjectIndex:
     # ---- building
 
     @classmethod
-    def build(cls, files: Sequence[Path], contents: Mapping[Path, bytes] | None = None) -> "ProjectIndex":
+    def build(cls, files: Sequence[Path], contents: Mapping[Path, bytes] | None = None,
+              store: SummaryStore | None = None) -> "ProjectIndex":
+        """The index of the projects `files` belong to; `contents`: bytes already read;
+        `store`: summaries kept from earlier runs (and where new ones are kept)."""
         index = cls()
         contents = contents or {}
-        readers: list[_Reader] = []
         roots: dict[str, list[str]] = {}
         pending: list[tuple[str, str, bool, bytes | None]] = []
         for path in files:
@@ -348,39 +435,49 @@ class ProjectIndex:
             named = index._name_of(absolute, roots)
             if named is not None:
                 pending.append((named[0], absolute, True, contents.get(path)))
-        seen_extra = 0
+        extra = 0
         while pending:
             name, absolute, checked, data = pending.pop()
             if name in index.modules or absolute in index.by_path:
                 continue
-            reader = index._read(name, absolute, checked, data)
-            if reader is None:
-                continue
-            readers.append(reader)
+            summary = index._read(name, absolute, checked, data, store)
             # The project modules it imports, found as Python would, read too (not checked).
-            for full in reader.summary.imports.values():
-                if seen_extra >= _MAX_EXTRA_MODULES:
+            for full in summary.imports.values():
+                if extra >= _MAX_EXTRA_MODULES:
                     break
                 found = index._find_module(full, absolute, roots)
                 if found is not None and found[0] not in index.modules:
-                    seen_extra += 1
+                    extra += 1
                     pending.append((found[0], found[1], False, None))
-        for reader in readers:
-            reader.walk(frozenset(local for local, full in reader.summary.imports.items()
-                                  if index.resolve(full + ".x") is not None))
-        for reader in readers:  # first round: what each module builds from tf.data itself
-            reader.summarise(lambda qualified: False)
-        for reader in readers:  # second round: and from other modules' functions
-            if any(index._returns_some_dataset(full) for full in reader.summary.imports.values()):
-                reader.summarise(index._returns_dataset)
-        for reader in readers:
-            summary = reader.summary
-            for _, target, _ in summary.dataset_calls:
+        index._resolve_returns()
+        for summary in index.modules.values():
+            for _, target, _, needs in summary.dataset_calls:
                 resolved = index.resolve(target)
-                if resolved is not None and resolved[0] != summary.name:
+                if resolved is not None and resolved[0] != summary.name and (
+                        not needs or any(index._returns_dataset(q) for q in needs)):
                     index.callers.setdefault(resolved[0], set()).add(summary.name)
             summary.digest = _digest(summary)
         return index
+
+    def _resolve_returns(self) -> None:
+        """Which functions return datasets, also through other modules' functions (to a fixpoint)."""
+        waiting = [(summary, name, function) for summary in self.modules.values()
+                   for name, function in summary.functions.items()]
+        for summary, name, function in waiting:
+            if function.returns:
+                summary.functions[name] = _returning(function)
+        waiting = [(s, n, f) for s, n, f in waiting if not f.returns and f.returns_if]
+        changed = True
+        while changed and waiting:
+            changed = False
+            still = []
+            for summary, name, function in waiting:
+                if any(self._returns_dataset(q) for q in function.returns_if):
+                    summary.functions[name] = _returning(function)
+                    changed = True
+                else:
+                    still.append((summary, name, function))
+            waiting = still
 
     def _name_of(self, absolute: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
         """(module name, package) as Python would import the file from the project's roots."""
@@ -421,27 +518,32 @@ class ProjectIndex:
                         return (named[0], candidate) if named is not None else None
         return None
 
-    def _read(self, name: str, absolute: str, checked: bool, data: bytes | None) -> _Reader | None:
+    def _read(self, name: str, absolute: str, checked: bool, data: bytes | None,
+              store: SummaryStore | None) -> ModuleSummary:
         package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
         summary = ModuleSummary(name, absolute, package, checked)
-        self.modules[name] = summary
-        self.by_path[absolute] = name
         try:
             if data is None:
                 with open(absolute, "rb") as handle:
                     data = handle.read()
             text = data.decode("utf-8-sig")
         except (OSError, UnicodeDecodeError):
-            return None
-        if not _COULD_TOUCH_DATASETS.search(text):
-            return None
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-        return _Reader(summary, text, tree)
+            text = None
+        if text is not None:
+            key = blake2b(f"{name}\0{package}\0".encode() + data, digest_size=16).hexdigest()
+            kept = store.get(absolute, key) if store is not None else None
+            if kept is not None:
+                try:
+                    summary = ModuleSummary.from_json(kept, checked)
+                except (KeyError, TypeError, ValueError):
+                    kept = None
+            if kept is None:
+                summary = summarise(name, package, absolute, text, checked)
+                if store is not None:
+                    store.put(absolute, key, summary.to_json())
+        self.modules[name] = summary
+        self.by_path[absolute] = name
+        return summary
 
     # ---- questions
 
@@ -467,23 +569,12 @@ class ProjectIndex:
 
     def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
         """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
-        return frozenset(scope for scope, target, _ in self.modules[caller].dataset_calls
+        return frozenset(scope for scope, target, _, _ in self.modules[caller].dataset_calls
                          if (resolved := self.resolve(target)) is not None and resolved[0] == callee)
-
-    def _returns_some_dataset(self, full: str) -> bool:
-        """Does the module `full` names (or the module a name `full` is in) return datasets?"""
-        resolved = self.resolve(full + ".x")
-        return resolved is not None and any(
-            f.returns_dataset for f in self.modules[resolved[0]].functions.values())
 
     def module_of(self, path: str | os.PathLike) -> ModuleSummary | None:
         name = self.by_path.get(os.path.abspath(path))
         return self.modules.get(name) if name is not None else None
-
-    def receives_datasets(self, path: str | os.PathLike) -> bool:
-        """Do other project modules hand datasets to this module's functions?"""
-        name = self.by_path.get(os.path.abspath(path))
-        return name is not None and bool(self.callers.get(name))
 
     def key_of(self, path: str | os.PathLike) -> bytes:
         """What a file's findings depend on in other modules, for its cache key: the summaries
@@ -518,6 +609,11 @@ class ProjectIndex:
         return reached
 
 
+def _returning(function: FunctionSummary) -> FunctionSummary:
+    return FunctionSummary(function.line, function.digest, function.params, function.takes,
+                           function.returns, function.returns_if, True)
+
+
 def _digest(summary: ModuleSummary) -> str:
     digest = blake2b(digest_size=8)
     digest.update(summary.path.encode())
@@ -526,6 +622,6 @@ def _digest(summary: ModuleSummary) -> str:
     for name, function in sorted(summary.functions.items()):
         digest.update(f"f\0{name}\0{function.line}\0{function.digest}\0{function.returns_dataset}\0"
                       f"{','.join(function.takes)}\0".encode())
-    for scope, target, kind in summary.dataset_calls:
-        digest.update(f"c\0{scope}\0{target}\0{kind}\0".encode())
+    for scope, target, kind, needs in summary.dataset_calls:
+        digest.update(f"c\0{scope}\0{target}\0{kind}\0{','.join(needs)}\0".encode())
     return digest.hexdigest()
