@@ -453,8 +453,10 @@ class ProjectIndex:
         for summary in index.modules.values():
             for _, target, _, needs in summary.dataset_calls:
                 resolved = index.resolve(target)
-                if resolved is not None and resolved[0] != summary.name and (
-                        not needs or any(index._returns_dataset(q) for q in needs)):
+                # Only a function (or class) of that module that takes datasets receives one.
+                if resolved is not None and resolved[0] != summary.name \
+                        and index.modules[resolved[0]].relevant(resolved[1], carries=True) \
+                        and (not needs or any(index._returns_dataset(q) for q in needs)):
                     index.callers.setdefault(resolved[0], set()).add(summary.name)
             summary.digest = _digest(summary)
         return index
@@ -570,7 +572,8 @@ class ProjectIndex:
     def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
         """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
         return frozenset(scope for scope, target, _, _ in self.modules[caller].dataset_calls
-                         if (resolved := self.resolve(target)) is not None and resolved[0] == callee)
+                         if (resolved := self.resolve(target)) is not None and resolved[0] == callee
+                         and self.modules[callee].relevant(resolved[1], carries=True))
 
     def module_of(self, path: str | os.PathLike) -> ModuleSummary | None:
         name = self.by_path.get(os.path.abspath(path))
