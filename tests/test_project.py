@@ -244,3 +244,24 @@ def test_a_warm_run_reads_the_summaries_it_kept(project, monkeypatch):
     parsed.clear()
     assert runner.invoke(main, arguments, catch_exceptions=False).stdout == cold
     assert parsed == []
+
+
+def test_scripts_in_directories_of_their_own_import_their_own_siblings(tmp_path):
+    # Two examples, each a `data.py` beside a `train.py`: each train.py uses its own data.py.
+    for example, buffer in (("a", "shuffle(100)"), ("b", "repeat()")):
+        _write(tmp_path / "examples" / example, {
+            "data.py": f"""
+                import tensorflow as tf
+
+                def load(files):
+                    return tf.data.TFRecordDataset(files).{buffer}
+                """,
+            "train.py": """
+                import data
+
+                ds = data.load(["x.tfrecord"]).cache()
+                """,
+        })
+    (tmp_path / ".git").mkdir()
+    found = {(Path(d.path).parent.name, d.code) for d in check_paths([tmp_path], select=["PL201", "PL209"])}
+    assert found == {("a", "PL201")}

@@ -75,7 +75,7 @@ class ModuleView:
                  run_as: ForeignModule | None = None, functions: frozenset[str] | None = None) -> None:
         self.context, self.name, self.package = context, summary.name, summary.package
         #: Other modules hand this one datasets: it is checked even if it never names TensorFlow.
-        self.receives = bool(context.index.callers.get(summary.name))
+        self.receives = context.index.receives_datasets(summary.name)
         #: Run as a caller of module `recording`: keep what its functions receive (`model.seeds`).
         self.recording = recording
         #: In that run, this module itself is "another module": its ops name it.
@@ -91,7 +91,7 @@ class ModuleView:
         """The function or class of another project module that `qualified` names, when it
         returns datasets, or takes them and the call hands it one (`carries`)."""
         index = self.context.index
-        resolved = index.resolve(qualified)
+        resolved = index.resolve(qualified, self.package)
         if resolved is None or resolved[0] == self.name:
             return None
         module, attribute = resolved
@@ -115,7 +115,7 @@ class ModuleView:
 
     def is_class(self, qualified: str) -> bool:
         """Does `qualified` name a class of another project module?"""
-        return self.context.index.is_class(qualified)
+        return self.context.index.is_class(qualified, self.package)
 
     def seeds(self, qualified: str) -> dict[str, object]:
         """The datasets this module's function `qualified` receives from other modules, by

@@ -60,6 +60,7 @@ _CONSUMING_METHODS = frozenset({"fit", "evaluate", "predict"})
 _NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
     "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "jax", "torch", "pandas",
     "sklearn", "scipy", "matplotlib", "absl", "tqdm", "PIL", "cv2", "yaml", "wandb"}
+_SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
 
 
@@ -166,7 +167,7 @@ def _maybe_project_names(summary: ModuleSummary) -> set[str]:
     """Local names imported from what may be another module of this project: relatively, from
     the module's own top-level package, or (for a module outside any package) from anything that
     is not a known library."""
-    own = summary.name.split(".", 1)[0] if summary.package else None
+    own = summary.name.split(".", 1)[0] if summary.package and not summary.package.startswith(_SCRIPT_DIRECTORY) else None
     found = set()
     for local, full in summary.imports.items():
         root = full.split(".", 1)[0]
@@ -452,11 +453,11 @@ class ProjectIndex:
         index._resolve_returns()
         for summary in index.modules.values():
             for _, target, _, needs in summary.dataset_calls:
-                resolved = index.resolve(target)
+                resolved = index.resolve(target, summary.package)
                 # Only a function (or class) of that module that takes datasets receives one.
                 if resolved is not None and resolved[0] != summary.name \
                         and index.modules[resolved[0]].relevant(resolved[1], carries=True) \
-                        and (not needs or any(index._returns_dataset(q) for q in needs)):
+                        and (not needs or any(index._returns_dataset(q, summary.package) for q in needs)):
                     index.callers.setdefault(resolved[0], set()).add(summary.name)
             summary.digest = _digest(summary)
         return index
@@ -474,7 +475,7 @@ class ProjectIndex:
             changed = False
             still = []
             for summary, name, function in waiting:
-                if any(self._returns_dataset(q) for q in function.returns_if):
+                if any(self._returns_dataset(q, summary.package) for q in function.returns_if):
                     summary.functions[name] = _returning(function)
                     changed = True
                 else:
@@ -482,9 +483,13 @@ class ProjectIndex:
             waiting = still
 
     def _name_of(self, absolute: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
-        """(module name, package) as Python would import the file from the project's roots."""
+        """(module name, package) as Python would import the file from the project's roots. A
+        script in a directory of its own (`examples/a/train.py`, no `__init__.py`) imports its
+        siblings by their bare names; two such directories may both hold a `data.py`, so their
+        modules are named under a key of the directory (`_SCRIPT_DIRECTORY...`), their package."""
         directory = os.path.dirname(absolute)
-        for root in self._import_roots(directory, roots):
+        import_roots = self._import_roots(directory, roots)
+        for root in import_roots:
             relative = os.path.relpath(absolute, root)
             if relative.startswith(".."):
                 continue
@@ -492,8 +497,12 @@ class ProjectIndex:
             package = parts[:-1]
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            if parts and all(part.isidentifier() for part in parts):
-                return ".".join(parts), ".".join(package)
+            if not (parts and all(part.isidentifier() for part in parts)):
+                continue
+            if root == directory and root != import_roots[-1] and len(parts) == 1:
+                key = _SCRIPT_DIRECTORY + blake2b(directory.encode(), digest_size=6).hexdigest()
+                return f"{key}.{parts[0]}", key
+            return ".".join(parts), ".".join(package)
         return None
 
     @staticmethod
@@ -549,8 +558,13 @@ class ProjectIndex:
 
     # ---- questions
 
-    def resolve(self, qualified: str) -> tuple[str, str] | None:
-        """`proj.data.load` -> ("proj.data", "load"): the module and the name in it."""
+    def resolve(self, qualified: str, package: str = "") -> tuple[str, str] | None:
+        """`proj.data.load` -> ("proj.data", "load"): the module and the name in it. From a
+        script's directory (`package` one of its keys), its siblings come first, as in Python."""
+        if package.startswith(_SCRIPT_DIRECTORY):
+            found = self.resolve(f"{package}.{qualified}")
+            if found is not None:
+                return found
         parts = qualified.split(".")
         for size in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:size])
@@ -558,21 +572,35 @@ class ProjectIndex:
                 return module, ".".join(parts[size:])
         return None
 
-    def is_class(self, qualified: str) -> bool:
-        resolved = self.resolve(qualified)
+    def is_class(self, qualified: str, package: str = "") -> bool:
+        resolved = self.resolve(qualified, package)
         return resolved is not None and resolved[1] in self.modules[resolved[0]].classes
 
-    def _returns_dataset(self, qualified: str) -> bool:
-        resolved = self.resolve(qualified)
+    def _returns_dataset(self, qualified: str, package: str = "") -> bool:
+        resolved = self.resolve(qualified, package)
         if resolved is None:
             return False
         function = self.modules[resolved[0]].functions.get(resolved[1])
         return function is not None and function.returns_dataset
 
+    def receives_datasets(self, name: str) -> bool:
+        """Do other project modules hand this one datasets: to its functions, or as what their
+        functions it imports return?"""
+        if self.callers.get(name):
+            return True
+        summary = self.modules[name]
+        for full in summary.imports.values():
+            resolved = self.resolve(full + ".x", summary.package)
+            if resolved is not None and resolved[0] != name and any(
+                    f.returns_dataset for f in self.modules[resolved[0]].functions.values()):
+                return True
+        return False
+
     def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
         """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
-        return frozenset(scope for scope, target, _, _ in self.modules[caller].dataset_calls
-                         if (resolved := self.resolve(target)) is not None and resolved[0] == callee
+        summary = self.modules[caller]
+        return frozenset(scope for scope, target, _, _ in summary.dataset_calls
+                         if (resolved := self.resolve(target, summary.package)) is not None and resolved[0] == callee
                          and self.modules[callee].relevant(resolved[1], carries=True))
 
     def module_of(self, path: str | os.PathLike) -> ModuleSummary | None:
@@ -605,7 +633,8 @@ class ProjectIndex:
             if summary is None:
                 continue
             for full in summary.imports.values():
-                resolved = self.resolve(full + ".x")  # the module itself, or the one a name is in
+                # The module itself, or the one a name is in.
+                resolved = self.resolve(full + ".x", summary.package)
                 if resolved is not None and resolved[0] not in reached:
                     stack.append(resolved[0])
         reached.discard(name)
