@@ -234,7 +234,7 @@ _TELLING_CALLS = re.compile(r"\.(cache|shuffle|batch)\(")
 
 def _uses_like_a_dataset(source: str) -> bool:
     """Could a parameter be a dataset by its use (`model.inference`): `.map(` and one of
-    `.cache(`/`.shuffle(`/`.batch(`, or two of those, with no other tf.data word in the file."""
+    `.cache(`/`.shuffle(`/`.batch(`, or two of those (whatever the rules' triggers say)."""
     telling = set(_TELLING_CALLS.findall(source))
     return len(telling) >= 2 or (bool(telling) and ".map(" in source)
 

@@ -265,3 +265,33 @@ def test_scripts_in_directories_of_their_own_import_their_own_siblings(tmp_path)
     (tmp_path / ".git").mkdir()
     found = {(Path(d.path).parent.name, d.code) for d in check_paths([tmp_path], select=["PL201", "PL209"])}
     assert found == {("a", "PL201")}
+
+
+def test_a_class_of_the_module_keeps_the_dataset_on_self_for_its_other_methods():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, files):
+                self.ds = tf.data.TFRecordDataset(files).shuffle(1000)
+
+            def fit(self, model):
+                model.fit(self.ds.cache().batch(8).prefetch(2), epochs=3)
+
+        Trainer(["a.tfrecord"]).fit(model)
+    """)
+    found = {(d.line, d.code) for d in check_source(source, "t.py", select=["PL201"])}
+    assert found == {(9, "PL201")}
+
+
+def test_datasets_collected_in_a_list_reach_what_combines_them():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        parts = []
+        for name in ["a", "b"]:
+            parts.append(tf.data.TFRecordDataset(name).shuffle(100))
+        mixed = tf.data.Dataset.sample_from_datasets(parts).cache().batch(8).prefetch(2)
+    """)
+    found = {(d.line, d.code) for d in check_source(source, "t.py", select=["PL201"])}
+    assert found == {(7, "PL201")}
