@@ -165,12 +165,12 @@ class Datasets(InterpreterState):
         return DatasetValue(tuple(paths[:MAX_PATHS])) if paths else None
 
     def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] = (),
-                parameter_of: str | None = None) -> Origin:
+                parameter_of: str | None = None, inferred: bool = False) -> Origin:
         origin = self._origin_cache.get(node)
         if origin is None:
             if not implicit and isinstance(node, cst.Call):
                 implicit = self._inner_steps(node, kind)
-            origin = Origin(kind, node, implicit, parameter_of)
+            origin = Origin(kind, node, implicit, parameter_of, inferred, self._where)
             self._origin_cache[node] = origin
             self.origins.append(origin)
         return origin
@@ -190,7 +190,7 @@ class Datasets(InterpreterState):
                         continue
                 elif _is_literal(arg.value, step.off):
                     continue
-            ops.append(Op(step.op, call, False, implicit=True))
+            ops.append(Op(step.op, call, False, implicit=True, where=self._where))
         return tuple(ops)
 
     def _tfds_result(self, call: cst.Call, origin: Origin) -> object:
@@ -216,7 +216,7 @@ class Datasets(InterpreterState):
                 fn = find_arg(call, "map_func", 0) or find_arg(call, "predicate", 0)
                 if fn is not None:
                     facts = self._function_facts(fn.value, frame)
-            op = Op(method, call, frame.branch_depth > 0, facts)
+            op = Op(method, call, frame.branch_depth > 0, facts, where=self._where)
             self._op_cache[call] = op
         site = self.op_sites.get(call)
         if site is None:
@@ -231,7 +231,7 @@ class Datasets(InterpreterState):
     def _consume(self, kind: str, node: cst.CSTNode, value: DatasetValue,
                  argument: cst.BaseExpression | None, function: str | None = None) -> None:
         loops = self._frame.loops if self._frame is not None else ()
-        self.consumers.append(Consumer(kind, node, value, argument, function, loops))
+        self.consumers.append(Consumer(kind, node, value, argument, function, loops, self._where))
 
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:
         for dataset in datasets_in(value):

@@ -28,9 +28,11 @@ from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, O
 class PipelineModel(KerasQueries):
     """Built once per module by `PipelineModel.build(module)`; read by every rule."""
 
-    def __init__(self, module: cst.Module, source: str | None = None) -> None:
+    def __init__(self, module: cst.Module, source: str | None = None, project: object | None = None) -> None:
         self.module = module
-        self.imports = ImportTable()
+        #: This module's view of the project index (`pipelint.project.ModuleView`), or None.
+        self.project = project
+        self.imports = ImportTable(getattr(project, "package", None))
         self.op_sites: dict[cst.Call, OpSite] = {}
         self.consumers: list[Consumer] = []
         self.origins: list[Origin] = []
@@ -43,14 +45,19 @@ class PipelineModel(KerasQueries):
         #: What each function's own run saw: the expressions it returns, the attributes it sets.
         self.returns: dict[cst.FunctionDef, list[cst.BaseExpression]] = {}
         self.assigned_attributes: dict[cst.FunctionDef, list[cst.Attribute]] = {}
+        #: Run as a caller of another project module: the datasets each of that module's
+        #: functions received here, by qualified name (`Class.method`) and parameter.
+        self.seeds: dict[str, dict[str, object]] = {}
         self._source = source
 
     @classmethod
     def build(cls, module: cst.Module, source: str | None = None,
-              statement_of: dict[cst.CSTNode, cst.CSTNode] | None = None) -> "PipelineModel":
+              statement_of: dict[cst.CSTNode, cst.CSTNode] | None = None,
+              project: object | None = None) -> "PipelineModel":
         """Interpret `module` once. `statement_of`, when given, is filled with the top-level
-        statement holding each node a rule may report (see `pipelint.positions`)."""
-        model = cls(module, source)
+        statement holding each node a rule may report (see `pipelint.positions`). `project`:
+        the module's view of the project index, so that calls into other modules are followed."""
+        model = cls(module, source, project)
         Interpreter(model, statement_of).run()
         return model
 
@@ -86,8 +93,9 @@ class PipelineModel(KerasQueries):
         return None
 
     def ops(self, *names: str) -> Iterator[OpSite]:
+        """This module's op sites (ops in other project modules are only on the paths)."""
         for site in self.op_sites.values():
-            if not names or site.op.name in names:
+            if (not names or site.op.name in names) and site.op.where is None:
                 yield site
 
     def service_hand_offs(self) -> Iterator[tuple[ServiceHandOff, OpSite]]:

@@ -43,6 +43,9 @@ class Op:
     conditional: bool
     facts: FunctionFacts = field(default_factory=FunctionFacts)
     implicit: bool = False  # done inside a constructor (Keras directory helpers), not written
+    #: The other project module whose code holds the call (`pipelint.project.ForeignModule`);
+    #: None for this module. Rules never report there; the engine names it in messages.
+    where: object | None = None
 
     @property
     def name_node(self) -> cst.CSTNode:
@@ -77,6 +80,9 @@ class Origin:
     implicit_ops: tuple[Op, ...] = ()
     #: Set when the dataset is a parameter of this function, seen in the function's own run.
     parameter_of: str | None = None
+    #: A parameter taken for a dataset only because of how the function uses it.
+    inferred: bool = False
+    where: object | None = None  # as `Op.where`
 
     @property
     def is_file_source(self) -> bool:
@@ -160,6 +166,9 @@ class ObjectValue:
     #: For `model.optimizer` read off a model the module never compiled here (a loaded or
     #: cloned-from model): that model. The optimizer belongs to it.
     owner: "ObjectValue | None" = None
+    #: An instance of a class of another project module, not followed when it was made (its
+    #: methods are, when called with datasets or returning them): the class's qualified name.
+    project_class: str | None = None
 
 
 @dataclass(frozen=True)
@@ -221,6 +230,7 @@ class Consumer:
     argument: cst.BaseExpression | None = None  # the expression that carried the dataset
     function: str | None = None  # for `return`: the enclosing function's name
     loops: tuple[cst.CSTNode, ...] = ()  # loops around the consumer (a `for` consumer excluded)
+    where: object | None = None  # as `Op.where`
 
 
 @dataclass(eq=False)
