@@ -201,18 +201,54 @@ def compare_realcode(directory: Path, manifest: Path = REALCODE / "manifest.json
     result = Comparison()
     positives, result.negatives, result.cross_module = load_labels(labels)
     scored: set[str] = set()
+    projects: dict[str, list[tuple[Path, str]]] = {}
     for entry in json.loads(manifest.read_text(encoding="utf-8"))["files"]:
         relpath = entry["repository"].replace("/", "__") + "/" + entry["path"]
         path = directory / relpath
         if not path.is_file():
             result.skipped.append(f"{relpath} (not extracted: run benchmarks/realcode/extract.py)")
             continue
+        if entry.get("layout") == "multi-module":
+            # Checked together, as `pipelint check` checks a project: findings follow datasets
+            # from one module into the others.
+            projects.setdefault(entry["repository"], []).append((path, relpath))
+            continue
         before = result.files
         _lint_file(path, relpath, codes, result)
         if result.files > before:
             scored.add(relpath)
+    for files in projects.values():
+        _lint_project(files, codes, result)
+        scored.update(relpath for _, relpath in files)
     result.expected = {key for key in positives if key[0] in scored}
     return result
+
+
+def _lint_project(files: list[tuple[Path, str]], codes: frozenset[str], result: Comparison) -> None:
+    """Check the files of one project in one run (its project index), as `pipelint check` does."""
+    from pipelint.config import CliOverrides, SettingsResolver
+    from pipelint.engine import check_files
+
+    resolver = SettingsResolver(CliOverrides(select=tuple(sorted(codes))))
+    relpaths = {path.resolve(): relpath for path, relpath in files}
+    for path, _ in files:
+        result.files += 1
+        result.lines += path.read_text(encoding="utf-8", errors="replace").count("\n")
+    try:
+        checked = check_files([path for path, _ in files], resolver, jobs=1)
+    except Exception as error:  # noqa: BLE001 - a crash is an engine failure, not a traceback
+        result.engine_errors.append((files[0][1], 1, "PL000", f"check raised {type(error).__name__}: {error}"))
+        return
+    for file_result in checked:
+        relpath = relpaths[Path(file_result.file or file_result.path).resolve()]
+        result.scored.append(relpath)
+        for d in file_result.diagnostics:
+            key = (relpath, d.line, d.code)
+            if d.code.startswith("PL0"):
+                result.engine_errors.append((relpath, d.line, d.code, d.message))
+            elif d.code in codes:
+                result.found.add(key)
+                result.messages[key] = d.message
 
 
 def _ratio(tp: int, other: int) -> float:
@@ -293,13 +329,18 @@ def report_side_by_side(written: Comparison, real: Comparison, out=sys.stdout) -
 
 
 def lint_tree(tree: Path) -> Comparison:
-    """Every finding in the .py and .ipynb files under `tree` (no labels: for `--sample-from`)."""
+    """Every finding in the .py and .ipynb files under `tree` (no labels: for `--sample-from`);
+    each directory directly under `tree` is checked as one project."""
     from pipelint.rules import all_rules
 
     codes = frozenset(all_rules())
     result = Comparison()
-    for path in sorted([*tree.rglob("*.py"), *tree.rglob("*.ipynb")]):
-        _lint_file(path, path.relative_to(tree).as_posix(), codes, result)
+    for project in sorted(p for p in tree.iterdir() if p.is_dir()):
+        files = sorted(project.rglob("*.py"))
+        if files:
+            _lint_project([(path, path.relative_to(tree).as_posix()) for path in files], codes, result)
+        for path in sorted(project.rglob("*.ipynb")):
+            _lint_file(path, path.relative_to(tree).as_posix(), codes, result)
     return result
 
 

@@ -52,6 +52,13 @@ No automatic fix.
         import tensorflow as tf
         ds = tf.data.Dataset.range(10).batch(4, drop_remainder=True).unbatch()
         """,
+        # the helper's batches also feed training: batch_size=None would change that use
+        """
+        import keras
+        train = keras.utils.image_dataset_from_directory('photos')
+        labels = [y for _, y in train.unbatch()]
+        model.fit(train, epochs=3)
+        """,
         # make_csv_dataset always batches: unbatch is the only way to get rows
         """
         import tensorflow as tf
@@ -160,15 +167,24 @@ No automatic fix.
 
 def _used_batched_elsewhere(model, batch, unbatch) -> bool:
     """Is what `batch` builds also used as batches (another consumer or another op after it)?
-    Then removing both calls would change that other use."""
+    Then removing both calls (or `batch_size=None` for a helper) would change that other use."""
     if batch.implicit:
-        return False  # the helper's batching: `batch_size=None` unbatches only this dataset's users
-    for tail in model.continuations(batch):
+        # The helper's batches: every other op or use of the helper's output sees them.
+        def built_by_helper(path) -> bool:
+            return batch in path.origin.implicit_ops
+        tails = [prefix.ops + (site.op,) for site in model.ops() for prefix in site.prefixes
+                 if built_by_helper(prefix)]
+        used = any(built_by_helper(path) and unbatch not in path.ops
+                   for consumer in model.consumers for path in consumer.value.paths)
+    else:
+        tails = model.continuations(batch)
+        used = any(batch in path.ops and unbatch not in path.ops
+                   for consumer in model.consumers_of(batch) for path in consumer.value.paths)
+    for tail in tails:
         following = [op for op in tail if op.name not in _SKIPPED]
         if following and following[0] is not unbatch:
             return True
-    return any(batch in path.ops and unbatch not in path.ops
-               for consumer in model.consumers_of(batch) for path in consumer.value.paths)
+    return used
 
 
 def _drops_remainder(batch) -> bool:
