@@ -1,4 +1,4 @@
-"""Command line: `pipelint check`, `pipelint rules`, `pipelint rule CODE`, `pipelint profile`.
+"""Command line: `pipelint check`, `pipelint rules`, `pipelint rule CODE`, `pipelint server`, `pipelint profile`.
 
 Exit codes (as ruff): 0 no findings, 1 findings (or a non-empty `--diff`), 2 usage, configuration
 or internal error (including a path that does not exist, reported after the rest is checked).
@@ -39,7 +39,33 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose heavier commands are imported only when named (or listed by --help), so that
+    `pipelint check` answered from the cache loads neither the probe's command line nor its
+    dependencies."""
+
+    #: command name -> "module:attribute"
+    lazy = {
+        "profile": "pipelint.profiler.cli:profile_command",
+        "profile-merge": "pipelint.profiler.cli:profile_merge_command",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *(n for n in self.lazy if self.get_command(ctx, n))})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy and name not in self.commands:
+            module, attribute = self.lazy[name].split(":")
+            try:
+                from importlib import import_module
+
+                self.add_command(getattr(import_module(module), attribute), name)
+            except ImportError:  # the profiler package is optional at import time
+                return None
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pipelint")
 def main() -> None:
     """Find what makes TensorFlow/Keras input pipelines slow or wrong."""
@@ -330,13 +356,17 @@ def show_rule(code: str) -> None:
     _fail(f"unknown rule code: {code} (see `pipelint rules`)")
 
 
-def _register_profiler() -> None:
+@main.command("server")
+@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default and only transport; "
+              "accepted because editors pass it).")
+def language_server(stdio: bool) -> None:
+    """Run the language server (LSP) on stdin/stdout, for editors: diagnostics as you type, fixes,
+    hover docs, notebooks. Needs the `server` extra: pip install "pipelint[server]"."""
     try:
-        from pipelint.profiler.cli import profile_command, profile_merge_command
-    except ImportError:  # the profiler package is optional at import time
-        return
-    main.add_command(profile_command)
-    main.add_command(profile_merge_command)
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError as error:
+        _fail(f"`pipelint server` needs {error.name}: pip install \"pipelint[server]\"")
+    from pipelint.server import serve
 
-
-_register_profiler()
+    serve()

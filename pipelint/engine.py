@@ -216,7 +216,8 @@ _TRIGGER_GROUPS: dict[frozenset[str], tuple[tuple[tuple[str, ...], tuple[str, ..
 def _could_fire(source: str, codes: frozenset[str]) -> bool:
     """Does the text hold the words some enabled rule needs? One regex scan decides most files."""
     if not _trigger_pattern(codes).search(source):
-        return False
+        # With no rule enabled (only engine codes selected: `--select PL001`) syntax is the question.
+        return not _checkable_codes(codes)
     groups = _TRIGGER_GROUPS.get(codes)
     if groups is None:
         registry = all_rules()

@@ -125,3 +125,30 @@ def test_rules_page_is_up_to_date():
 
     page = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
     assert page.read_text() == render_rules_page(), "run: python -m pipelint.docs > docs/rules.md"
+
+
+def test_select_PL001_alone_reports_parse_errors(project):
+    (project / "broken.py").write_text("import tensorflow as tf\nds = tf.data.Dataset.range(3).map(lambda x: x\n")
+    result = run("check", "broken.py", "--select", "PL001", "--output-format", "concise", "--no-cache")
+    assert result.exit_code == 1
+    assert result.output.startswith("broken.py:2:")
+    assert "PL001 SyntaxError: '(' was never closed" in result.output
+    assert run("check", "train.py", "--select", "PL001", "--no-cache").exit_code == 0  # valid: clean
+
+
+def test_a_warm_run_loads_only_what_it_needs(project):
+    """Answered from the cache: no engine, no rule, no libcst, no probe, no server, no shell completion."""
+    script = ("import sys\nfrom pipelint.cli import main\n"
+              "try:\n    main(['check', '.', '-q'])\nexcept SystemExit:\n    pass\n"
+              "print(' '.join(sorted(sys.modules)))\n")
+
+    def loaded() -> set[str]:
+        done = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True,
+                              timeout=300, check=True)
+        return set(done.stdout.splitlines()[-1].split())
+
+    assert "libcst" in loaded()  # cold: the files are checked
+    warm = loaded()
+    unwanted = {"libcst", "pipelint.engine", "pipelint.rules", "pipelint.model", "pipelint.profiler",
+                "pipelint.profiler.cli", "pipelint.server", "pygls", "click.shell_completion", "tensorflow"}
+    assert warm.isdisjoint(unwanted), warm & unwanted

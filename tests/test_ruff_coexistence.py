@@ -1,4 +1,4 @@
-"""pipelint next to real ruff: the configuration the README gives keeps each tool to its own codes.
+"""pipelint next to real ruff: the configuration the docs give keeps each tool to its own codes.
 
 ruff owns the prefix PL for its Pylint rules (PLC/PLE/PLR/PLW + 4 digits); pipelint's codes are
 PL + 3 digits. Without configuration ruff's RUF102 calls `# noqa: PL101` an invalid code, and
@@ -17,7 +17,7 @@ import pytest
 RUFF = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
 pytestmark = pytest.mark.skipif(RUFF is None, reason="ruff is in the test extra: pip install -e '.[test]'")
 
-# The configuration the README documents (kept in one place here, checked against the README).
+# The configuration docs/integrations.md documents (kept in one place here, checked against that page).
 PYPROJECT = """\
 [tool.ruff.lint]
 select = ["E", "F", "PL", "RUF100", "RUF102"]
@@ -56,8 +56,8 @@ def project(tmp_path):
     return tmp_path
 
 
-def test_readme_documents_this_configuration():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+def test_the_docs_document_this_configuration():
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "integrations.md").read_text()
     assert 'external = ["PL0", "PL1", "PL2", "PL3", "PL4", "PL5"]' in readme
 
 
@@ -86,7 +86,7 @@ def test_fix_keeps_pipelint_noqa_with_external(project):
 
 
 def test_external_pl_would_hide_ruffs_own_unused_noqa(project):
-    # Why the README lists PL0-PL5 and not "PL": "PL" also covers ruff's PLR/PLC/PLE/PLW codes.
+    # Why the docs list PL0-PL5 and not "PL": "PL" also covers ruff's PLR/PLC/PLE/PLW codes.
     (project / "train.py").write_text("X = 1  # noqa: PLR0913\n")
     assert "RUF100" in _ruff([], project).stdout
     (project / "pyproject.toml").write_text(PYPROJECT.replace('["PL0", "PL1", "PL2", "PL3", "PL4", "PL5"]', '["PL"]'))
