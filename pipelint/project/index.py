@@ -549,7 +549,10 @@ class ProjectIndex:
                 except (KeyError, TypeError, ValueError):
                     kept = None
             if kept is None:
-                summary = summarise(name, package, absolute, text, checked)
+                try:
+                    summary = summarise(name, package, absolute, text, checked)
+                except Exception:  # noqa: BLE001 - a module the index cannot read is left out,
+                    summary = ModuleSummary(name, absolute, package, checked)  # never a traceback
                 if store is not None:
                     store.put(absolute, key, summary.to_json())
         self.modules[name] = summary
