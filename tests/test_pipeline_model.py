@@ -106,6 +106,8 @@ def test_helpers_defaults_are_implicit_ops(header, source, expected):
     ("counts[int(x)] += 1", "pass"),  # a count over the data
     ("time.sleep(0.01)", "for"),  # stands for a training step
     ("if i % 100 == 0:\n        print(i)\n    train_step(x)", "for"),
+    ("self.assertEqual(x['id'], 1)", "peek"),  # a unit test reading two records
+    ("print(i)\n    for key, value in x.items():\n        print(key, value)", "peek"),
     ("test_step(x)", "eval-loop"),
     ("preds.append(model(x, training=False))", "eval-loop"),
     ("loss = train_step(x)\n    val = test_step(x)", "for"),  # it trains

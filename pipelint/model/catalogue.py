@@ -60,6 +60,8 @@ COMBINERS = frozenset(
     | {"tensorflow.data.experimental." + name for name in ("sample_from_datasets", "choose_from_datasets")}
 )
 COMBINER_OPS = frozenset({"zip", "sample_from_datasets", "choose_from_datasets", "concatenate"})
+# Progress bars: iterating one iterates what it wraps.
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 # Calls that show a few elements of a dataset (a look, not a pass over it).
 PEEKING_CALLS = frozenset({"tensorflow_datasets.as_dataframe", "tensorflow_datasets.show_examples",
                            "tensorflow_datasets.visualization.show_examples"})
@@ -143,6 +145,10 @@ def turned_off_by(kind: str, op: str) -> str | None:
     return next((step.argument for step in HELPER_STEPS.get(kind, ()) if step.op == op), None)
 
 
+# Helpers whose own shuffle reorders files, not examples: caching after it freezes only the order
+# of the files, and TFDS datasets of one shard are not reordered at all.
+FILE_ORDER_SHUFFLES = frozenset({"tensorflow.data.Dataset.list_files", "tensorflow_datasets.load"})
+
 # Sources that repeat forever unless `num_epochs` is given: (keyword, position).
 EPOCHS_ARGUMENT_SOURCES = {
     kind: (step.argument, step.position)
@@ -210,8 +216,10 @@ ELEMENTWISE_CALLS = frozenset(
     {"tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",
      "tensorflow.math.subtract", "tensorflow.one_hot", "tensorflow.image.convert_image_dtype"}
 )
-# Calls that only change the element's dtype.
-CASTS = frozenset({"tensorflow.cast", "tensorflow.image.convert_image_dtype", "tensorflow.dtypes.cast"})
+# Calls that only change the element's dtype or shape (or one-hot encode a label): next to no work.
+DTYPE_AND_SHAPE_CALLS = frozenset(
+    {"tensorflow.cast", "tensorflow.image.convert_image_dtype", "tensorflow.dtypes.cast", "tensorflow.reshape",
+     "tensorflow.expand_dims", "tensorflow.squeeze", "tensorflow.one_hot"})
 # Calls whose result depends on the element's shape: on a batch they would do something else.
 SHAPE_BOUND_NAMES = frozenset({"reshape", "squeeze", "expand_dims"})
 

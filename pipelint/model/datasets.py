@@ -42,7 +42,9 @@ def _bookkeeping_kind(loop: cst.For) -> str | None:
     statements = block_body(loop.body)
     if not all(_shows_or_counts(stmt) for stmt in statements):
         return None
-    shows = any(_called_name(node) in _SHOWING for node in _calls_in(statements))
+    shows = any(_shows(node) for node in _calls_in(statements)) or any(
+        isinstance(small, cst.Assert) for stmt in statements if isinstance(stmt, cst.SimpleStatementLine)
+        for small in stmt.body)
     return "peek" if shows else "pass"
 
 
@@ -73,6 +75,8 @@ def _calls_in(statements) -> list[cst.Call]:
             orelse = stmt.orelse
             if orelse is not None:
                 found.extend(_calls_in([orelse] if isinstance(orelse, cst.If) else block_body(orelse.body)))
+        elif isinstance(stmt, cst.For):
+            found.extend(_calls_in(block_body(stmt.body)))
         elif isinstance(stmt, cst.SimpleStatementLine):
             found.extend(small.value for small in stmt.body
                          if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call))
@@ -85,13 +89,15 @@ def _shows_or_counts(stmt: cst.CSTNode) -> bool:
         return (all(_shows_or_counts(inner) for inner in block_body(stmt.body))
                 and (orelse is None or (_shows_or_counts(orelse) if isinstance(orelse, cst.If)
                                         else all(_shows_or_counts(inner) for inner in block_body(orelse.body)))))
+    if isinstance(stmt, cst.For):  # `for key, value in element.items(): print(key, value)`
+        return all(_shows_or_counts(inner) for inner in block_body(stmt.body))
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
     for small in stmt.body:
-        if isinstance(small, cst.Pass):
+        if isinstance(small, (cst.Pass, cst.Assert)):
             continue
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            if _called_name(small.value) not in _SHOWING:
+            if not _shows(small.value):
                 return False
             continue
         if isinstance(small, (cst.AugAssign, cst.Assign)):
@@ -101,6 +107,12 @@ def _shows_or_counts(stmt: cst.CSTNode) -> bool:
                 continue  # `count += 1`, `start = time.time()`
         return False
     return True
+
+
+def _shows(call: cst.Call) -> bool:
+    """Prints, plots or checks (`self.assertEqual`) what it is given."""
+    name = _called_name(call) or ""
+    return name in _SHOWING or name.startswith("assert")
 
 
 def _called_name(call: cst.Call) -> str | None:
@@ -234,7 +246,8 @@ class Datasets(InterpreterState):
         self.consumers.append(Consumer(kind, node, value, argument, function, loops, self._where))
 
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:
-        for dataset in datasets_in(value):
+        # (A loop over a list of datasets iterates the list, not the datasets.)
+        for dataset in [value] if isinstance(value, DatasetValue) else []:
             # `for x in ds.take(1)`: a look at a few elements, not a training loop.
             # (A printing loop inside another loop, an epoch loop, stands for training.)
             bookkeeping = _bookkeeping_kind(stmt)

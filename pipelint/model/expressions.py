@@ -11,7 +11,7 @@ from typing import Iterator
 import libcst as cst
 
 from pipelint.model.catalogue import (
-    DATASET_METHODS, OPTIMIZER_PREFIXES, PEEKING_CALLS, TFDATA_ONLY_METHODS, TRAINING_METHODS,
+    DATASET_METHODS, OPTIMIZER_PREFIXES, PEEKING_CALLS, PROGRESS_BARS, TFDATA_ONLY_METHODS, TRAINING_METHODS,
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, dotted, find_arg, literal_int
@@ -196,6 +196,8 @@ class Expressions(InterpreterState):
         if qualified in PEEKING_CALLS and arg_values:
             for dataset in datasets_in(arg_values[0]):
                 self._consume("peek", call, dataset, call.args[0].value)
+        if qualified in PROGRESS_BARS and arg_values and isinstance(arg_values[0], DatasetValue):
+            return arg_values[0]  # `tqdm(ds)` iterates the dataset it wraps
         if qualified is not None:
             origin_value = self._constructor_value(call, qualified, frame, arg_values)
             if origin_value is not None:
@@ -231,6 +233,12 @@ class Expressions(InterpreterState):
                         self._consume("pass", call, dataset, call.args[0].value)
                 if name == "enumerate" and arg_values and isinstance(arg_values[0], DatasetValue):
                     return arg_values[0]
+                if name == "zip" and arg_values and all(isinstance(v, DatasetValue) for v in arg_values):
+                    # Python's zip of datasets iterates each of them.
+                    merged = arg_values[0]
+                    for value in arg_values[1:]:
+                        merged = merged.merged(value)
+                    return merged
                 return None
             helper = frame.locals_defs.get(name) or self.functions.get(name)
             if helper is not None and name not in frame.env:
@@ -247,6 +255,8 @@ class Expressions(InterpreterState):
             if helper is not None:
                 return self._inline(helper, call, arg_values, frame, frame.cls, bound=True)
             return None
+        if isinstance(receiver_value, DatasetValue) and method == "as_numpy_iterator":
+            return receiver_value  # iterating it iterates the dataset
         if isinstance(receiver_value, DatasetValue) and method in DATASET_METHODS:
             if method == "apply" and call.args:
                 applied = self._apply_function(call.args[0].value, receiver_value, call, frame)

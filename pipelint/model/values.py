@@ -29,8 +29,8 @@ class FunctionFacts:
     elementwise: bool = False
     #: `returned` depends on the element's shape (`reshape`, indexing): it would change on a batch.
     shape_bound: bool = False
-    #: `returned` only picks parts of the element, casts them or scales them by a constant
-    #: (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`).
+    #: The function only picks parts of the element, casts, reshapes or one-hot encodes them, or
+    #: scales them by a constant (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`).
     trivial: bool = False
 
 

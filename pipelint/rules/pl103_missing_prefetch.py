@@ -11,7 +11,7 @@ from pipelint.rules.rewrite import append_call
 # Where each parallel-capable method takes `num_parallel_calls` positionally.
 _PARALLEL_POSITION = {"map": 1, "interleave": 3, "batch": 2}
 _TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "for", "eval-loop", "iter",
-                                 "distribute", "return"})
+                                 "return"})
 
 
 def _is_parallel(op: Op) -> bool:
@@ -88,7 +88,7 @@ class MissingPrefetch(Rule):
     docs = """\
 ## What it does
 Flags a `tf.data` pipeline that is consumed for training or inference (`fit`, `evaluate`,
-`predict`, `validation_data`, a `for` loop or `iter`, `experimental_distribute_dataset`, or a
+`predict`, `validation_data`, a `for` loop or `iter`, or a
 batched dataset returned to a caller) when none of its control-flow paths ends in `prefetch`.
 The implicit `prefetch` of the Keras `*_dataset_from_directory` helpers counts when nothing
 follows it. A pipeline whose last stage is already asynchronous (`map`, `interleave` or `batch`
@@ -98,6 +98,8 @@ flagged, and neither is a `for`/`iter` over `ds.take(n)` (a peek, not a training
 followed only by ops that do no work per element (`take`, `skip`, `repeat`, `with_options`) ends
 the pipeline, and so does a `zip` of inputs that each end in `prefetch`. The finding sits on the
 pipeline's last `batch`, whose output the model waits for; the fix appends `prefetch` at the end.
+A dataset handed to `strategy.experimental_distribute_dataset` is left alone: the distributed
+dataset prefetches to the devices itself (PL602 covers the order of the two).
 
 ## Why is this bad?
 Without a final `prefetch` the producer and the consumer take turns: while the model runs a step

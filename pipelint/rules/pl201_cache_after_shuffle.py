@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import NOT_TRAINING, Op, batch_states, literal_int
+from pipelint.model import FILE_ORDER_SHUFFLES, NOT_TRAINING, Op, batch_states, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -66,6 +66,12 @@ a file-backed cache written by the old order must be rebuilt.
 - https://www.tensorflow.org/guide/data_performance#caching
 """
     VALID = (
+        # tfds' shuffle_files and list_files reorder files, not examples
+        """
+        import tensorflow_datasets as tfds
+        train = tfds.load('imdb_reviews', split='train', shuffle_files=True).cache()
+        model.fit(train.batch(32), epochs=10)
+        """,
         # shuffle after cache: a new order every epoch
         """
         import tensorflow as tf
@@ -187,6 +193,8 @@ a file-backed cache written by the old order must be rebuilt.
             shuffles: list[Op] = []
             for path in site.prefixes:
                 for op in path.all_ops():
+                    if op.implicit and path.origin.kind in FILE_ORDER_SHUFFLES:
+                        continue  # the order of files, not of examples
                     if op.name == "shuffle" and op.reshuffles_every_epoch and op not in shuffles:
                         shuffles.append(op)
             if not shuffles:
