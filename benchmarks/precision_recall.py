@@ -11,8 +11,9 @@ and `--realcode DIR` scores them. A finding on a line not labelled positive is a
 Notebook entries are scored once pipelint reads notebooks (`pipelint.engine.lint_notebook`);
 before that they are reported as skipped.
 
-Both are linted with ALL rules selected (default-off ones included) and the (file, line, code)
-triples are compared. Engine codes PL000-PL003 always count as failures.
+The written corpus is linted with ALL rules selected (default-off ones included), real code with
+the rules a default run reports (`--every-rule` for all of them: users see the default), and the
+(file, line, code) triples are compared. Engine codes PL000-PL003 always count as failures.
 
     python benchmarks/precision_recall.py                          # written corpus
     python benchmarks/precision_recall.py --realcode /tmp/realcode # both, side by side
@@ -193,13 +194,14 @@ def load_labels(labels: Path = REALCODE / "labels.csv") -> tuple[set[Key], set[K
 
 
 def compare_realcode(directory: Path, manifest: Path = REALCODE / "manifest.json",
-                     labels: Path = REALCODE / "labels.csv") -> Comparison:
-    """Score the extracted real-code corpus in `directory` against the labels."""
-    from pipelint.rules import all_rules
-
-    codes = frozenset(all_rules())
+                     labels: Path = REALCODE / "labels.csv", every_rule: bool = False) -> Comparison:
+    """Score the extracted real-code corpus in `directory` against the labels, with the rules a
+    user gets by default (`every_rule`: all of them, default-off ones too; labels of rules not
+    run are left out)."""
+    codes = rule_codes(every_rule)
     result = Comparison()
-    positives, result.negatives, result.cross_module = load_labels(labels)
+    positives, result.negatives, result.cross_module = (
+        {key for key in keys if key[2] in codes} for keys in load_labels(labels))
     scored: set[str] = set()
     projects: dict[str, list[tuple[Path, str]]] = {}
     for entry in json.loads(manifest.read_text(encoding="utf-8"))["files"]:
@@ -328,12 +330,17 @@ def report_side_by_side(written: Comparison, real: Comparison, out=sys.stdout) -
     _details(real, out)
 
 
-def lint_tree(tree: Path) -> Comparison:
-    """Every finding in the .py and .ipynb files under `tree` (no labels: for `--sample-from`);
-    each directory directly under `tree` is checked as one project."""
+def rule_codes(every_rule: bool) -> frozenset[str]:
+    """The codes a default run reports, or every rule's."""
     from pipelint.rules import all_rules
 
-    codes = frozenset(all_rules())
+    return frozenset(code for code, rule in all_rules().items() if every_rule or rule.default_enabled)
+
+
+def lint_tree(tree: Path, every_rule: bool = False) -> Comparison:
+    """Every finding in the .py and .ipynb files under `tree` (no labels: for `--sample-from`);
+    each directory directly under `tree` is checked as one project."""
+    codes = rule_codes(every_rule)
     result = Comparison()
     for project in sorted(p for p in tree.iterdir() if p.is_dir()):
         files = sorted(project.rglob("*.py"))
@@ -388,12 +395,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample-from", type=Path, metavar="TREE",
                         help="draw --sample from every .py/.ipynb file under TREE (code nobody labelled) "
                              "instead of the real-code corpus")
+    parser.add_argument("--every-rule", action="store_true",
+                        help="score real code with every rule, default-off ones too (default: the rules a "
+                             "default run reports)")
     args = parser.parse_args(argv)
     if args.sample:
         if args.sample_from is not None:
-            print_sample(lint_tree(args.sample_from), args.sample_from, args.sample, args.seed)
+            print_sample(lint_tree(args.sample_from, args.every_rule), args.sample_from, args.sample, args.seed)
         elif args.realcode is not None:
-            print_sample(compare_realcode(args.realcode), args.realcode, args.sample, args.seed)
+            print_sample(compare_realcode(args.realcode, every_rule=args.every_rule), args.realcode,
+                         args.sample, args.seed)
         else:
             parser.error("--sample needs --realcode DIR or --sample-from TREE")
         return 0
@@ -402,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.realcode is None:
         report(result)
     else:
-        real = compare_realcode(args.realcode)
+        real = compare_realcode(args.realcode, every_rule=args.every_rule)
         report_side_by_side(result, real)
         failed = failed or real.precision < REAL_MIN_PRECISION or real.recall < REAL_MIN_RECALL \
             or bool(real.engine_errors) or real.files == 0
