@@ -268,6 +268,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     statement_of: StatementIndex = {}
     try:
         model = PipelineModel.build(module, source, statement_of, project)
+        model.notebook = path.endswith(".ipynb")  # nothing imports a notebook's names
     except Exception as error:  # noqa: BLE001 - any bug becomes a PL000, never a traceback
         return [_engine_diagnostic(path, "PL000", f"pipeline model failed: {type(error).__name__}: {error}")]
     findings: list[tuple[Rule, Finding]] = []

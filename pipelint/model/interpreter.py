@@ -131,6 +131,9 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             value = self._eval(small.value, frame)
             for target in small.targets:
                 self._bind(target.target, value, frame, small.value)
+            op = self._op_cache.get(small.value) if isinstance(small.value, cst.Call) else None
+            if op is not None and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                self.model.bindings.setdefault(op, (small.targets[0].target.value, frame.function is None))
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
                 value = self._eval(small.value, frame)

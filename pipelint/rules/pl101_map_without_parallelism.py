@@ -12,7 +12,8 @@ class MapWithoutParallelism(Rule):
 ## What it does
 Flags `tf.data.Dataset.map(...)` calls that pass no `num_parallel_calls` (neither by keyword nor as
 the second positional argument). A map whose dataset is only looked at (`next(iter(ds))`, a loop
-over `ds.take(n)` with a small `n`, `element_spec`) is not reported; one that feeds a full pass
+over `ds.take(n)` with a small `n`, `element_spec`) is not reported, nor one built and dropped
+(bound to a function's local, or a notebook's name, that nothing reads again); one that feeds a full pass
 (`fit`, `evaluate`, `adapt`, `list(ds)`) is. Neither is a map that only picks parts of the element, casts them or scales them by a
 constant (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`): such a function is
 stateless, so tf.data's default `map_parallelization` already runs it in parallel, and it is too
@@ -49,6 +50,15 @@ the module's own alias for TensorFlow and is offered only when one is imported.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
 """
     VALID = (
+        # built and dropped: nothing ever reads `preview`
+        """
+        import tensorflow as tf
+
+        def explore(files):
+            preview = tf.data.TFRecordDataset(files).map(parse)
+            preview = preview.batch(8)
+            return len(files)
+        """,
         # a projection and a cast: tf.data parallelizes them already, and they cost next to nothing
         """
         import tensorflow as tf
