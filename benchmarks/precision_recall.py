@@ -11,12 +11,17 @@ and `--realcode DIR` scores them. A finding on a line not labelled positive is a
 Notebook entries are scored once pipelint reads notebooks (`pipelint.engine.lint_notebook`);
 before that they are reported as skipped.
 
-Both are linted with ALL rules selected (default-off ones included) and the (file, line, code)
-triples are compared. Engine codes PL000-PL003 always count as failures.
+The written corpus is linted with ALL rules selected (default-off ones included), real code with
+the rules a default run reports (`--every-rule` for all of them: users see the default), and the
+(file, line, code) triples are compared. Engine codes PL000-PL003 always count as failures.
 
     python benchmarks/precision_recall.py                          # written corpus
     python benchmarks/precision_recall.py --realcode /tmp/realcode # both, side by side
     python benchmarks/precision_recall.py --check [--realcode DIR] # exit 1 below the targets
+    python benchmarks/precision_recall.py --realcode DIR --sample 40  # unlabelled findings to judge
+
+labels.csv's `scope` column marks rows whose problem crosses a module (`cross-module`): they are
+also scored on their own.
 """
 from __future__ import annotations
 
@@ -55,6 +60,14 @@ class Comparison:
     negatives: set[Key] = field(default_factory=set)  # labelled "not a problem" (real code)
     skipped: list[str] = field(default_factory=list)  # files that could not be scored
     scored: list[str] = field(default_factory=list)  # files linted (relative paths)
+    #: Labelled keys whose problem crosses a module (labels.csv `scope` = cross-module).
+    cross_module: set[Key] = field(default_factory=set)
+    messages: dict[Key, str] = field(default_factory=dict)  # what pipelint said at each finding
+
+    def cross_module_part(self) -> "Comparison":
+        """Only the labelled rows that cross a module: their positives and negatives."""
+        return Comparison(expected=self.expected & self.cross_module, found=self.found & self.cross_module,
+                          negatives=self.negatives & self.cross_module, files=self.files)
 
     @property
     def tp(self) -> set[Key]:
@@ -162,41 +175,82 @@ def _lint_file(path: Path, relpath: str, codes: frozenset[str], result: Comparis
             result.engine_errors.append((relpath, line, d.code, d.message))
         else:
             result.found.add((relpath, line, d.code))
+            result.messages[(relpath, line, d.code)] = d.message
 
 
-def load_labels(labels: Path = REALCODE / "labels.csv") -> tuple[set[Key], set[Key]]:
-    """(positives, negatives) from a labels.csv."""
+def load_labels(labels: Path = REALCODE / "labels.csv") -> tuple[set[Key], set[Key], set[Key]]:
+    """(positives, negatives, cross-module keys) from a labels.csv."""
     positives: set[Key] = set()
     negatives: set[Key] = set()
+    cross_module: set[Key] = set()
     with labels.open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
             line: int | str = row["line"] if ":" in row["line"] else int(row["line"])
             key = (row["path"], line, row["code"])
             (positives if row["label"] == "positive" else negatives).add(key)
-    return positives, negatives
+            if row.get("scope") == "cross-module":
+                cross_module.add(key)
+    return positives, negatives, cross_module
 
 
 def compare_realcode(directory: Path, manifest: Path = REALCODE / "manifest.json",
-                     labels: Path = REALCODE / "labels.csv") -> Comparison:
-    """Score the extracted real-code corpus in `directory` against the labels."""
-    from pipelint.rules import all_rules
-
-    codes = frozenset(all_rules())
+                     labels: Path = REALCODE / "labels.csv", every_rule: bool = False) -> Comparison:
+    """Score the extracted real-code corpus in `directory` against the labels, with the rules a
+    user gets by default (`every_rule`: all of them, default-off ones too; labels of rules not
+    run are left out)."""
+    codes = rule_codes(every_rule)
     result = Comparison()
-    positives, result.negatives = load_labels(labels)
+    positives, result.negatives, result.cross_module = (
+        {key for key in keys if key[2] in codes} for keys in load_labels(labels))
     scored: set[str] = set()
+    projects: dict[str, list[tuple[Path, str]]] = {}
     for entry in json.loads(manifest.read_text(encoding="utf-8"))["files"]:
         relpath = entry["repository"].replace("/", "__") + "/" + entry["path"]
         path = directory / relpath
         if not path.is_file():
             result.skipped.append(f"{relpath} (not extracted: run benchmarks/realcode/extract.py)")
             continue
+        if entry.get("layout") == "multi-module":
+            # Checked together, as `pipelint check` checks a project: findings follow datasets
+            # from one module into the others.
+            projects.setdefault(entry["repository"], []).append((path, relpath))
+            continue
         before = result.files
         _lint_file(path, relpath, codes, result)
         if result.files > before:
             scored.add(relpath)
+    for files in projects.values():
+        _lint_project(files, codes, result)
+        scored.update(relpath for _, relpath in files)
     result.expected = {key for key in positives if key[0] in scored}
     return result
+
+
+def _lint_project(files: list[tuple[Path, str]], codes: frozenset[str], result: Comparison) -> None:
+    """Check the files of one project in one run (its project index), as `pipelint check` does."""
+    from pipelint.config import CliOverrides, SettingsResolver
+    from pipelint.engine import check_files
+
+    resolver = SettingsResolver(CliOverrides(select=tuple(sorted(codes))))
+    relpaths = {path.resolve(): relpath for path, relpath in files}
+    for path, _ in files:
+        result.files += 1
+        result.lines += path.read_text(encoding="utf-8", errors="replace").count("\n")
+    try:
+        checked = check_files([path for path, _ in files], resolver, jobs=1)
+    except Exception as error:  # noqa: BLE001 - a crash is an engine failure, not a traceback
+        result.engine_errors.append((files[0][1], 1, "PL000", f"check raised {type(error).__name__}: {error}"))
+        return
+    for file_result in checked:
+        relpath = relpaths[Path(file_result.file or file_result.path).resolve()]
+        result.scored.append(relpath)
+        for d in file_result.diagnostics:
+            key = (relpath, d.line, d.code)
+            if d.code.startswith("PL0"):
+                result.engine_errors.append((relpath, d.line, d.code, d.message))
+            elif d.code in codes:
+                result.found.add(key)
+                result.messages[key] = d.message
 
 
 def _ratio(tp: int, other: int) -> float:
@@ -266,10 +320,64 @@ def report_side_by_side(written: Comparison, real: Comparison, out=sys.stdout) -
     print(f"{'total':<7} | {totals[0]} | {totals[1]}", file=out)
     _by_kind(written, out, "written  ")
     _by_kind(real, out, "real code ")
+    cross = real.cross_module_part()
+    if cross.expected or cross.negatives:
+        print(f"  real code, cross-module rows only: {len(cross.tp):>4} TP {len(cross.fp):>4} FP "
+              f"{len(cross.fn):>4} FN  precision {cross.precision:.3f}  recall {cross.recall:.3f}", file=out)
     print("\n== written corpus", file=out)
     _details(written, out)
     print("\n== real code", file=out)
     _details(real, out)
+
+
+def rule_codes(every_rule: bool) -> frozenset[str]:
+    """The codes a default run reports, or every rule's."""
+    from pipelint.rules import all_rules
+
+    return frozenset(code for code, rule in all_rules().items() if every_rule or rule.default_enabled)
+
+
+def lint_tree(tree: Path, every_rule: bool = False) -> Comparison:
+    """Every finding in the .py and .ipynb files under `tree` (no labels: for `--sample-from`);
+    each directory directly under `tree` is checked as one project."""
+    codes = rule_codes(every_rule)
+    result = Comparison()
+    for project in sorted(p for p in tree.iterdir() if p.is_dir()):
+        files = sorted(project.rglob("*.py"))
+        if files:
+            _lint_project([(path, path.relative_to(tree).as_posix()) for path in files], codes, result)
+        for path in sorted(project.rglob("*.ipynb")):
+            _lint_file(path, path.relative_to(tree).as_posix(), codes, result)
+    return result
+
+
+def print_sample(real: Comparison, directory: Path, count: int, seed: int, out=sys.stdout) -> None:
+    """N findings drawn at random from lines no label covers, each with its message and the source
+    around it, numbered so that a reader can write a verdict (worth acting on / not) beside each."""
+    import random
+
+    labelled = real.expected | real.negatives
+    unlabelled = sorted((key for key in real.found if key not in labelled), key=str)
+    drawn = random.Random(seed).sample(unlabelled, min(count, len(unlabelled)))
+    print(f"{len(drawn)} of {len(unlabelled)} findings on unlabelled lines (seed {seed})", file=out)
+    for number, (path, line, code) in enumerate(drawn, 1):
+        print(f"\n[{number}] {path}:{line}: {code} {real.messages.get((path, line, code), '')}", file=out)
+        for text in _context(directory / path, line):
+            print(f"    {text}", file=out)
+
+
+def _context(path: Path, line: "int | str", around: int = 3) -> list[str]:
+    """The lines around a finding (in a notebook, around its line in its cell)."""
+    if isinstance(line, str):
+        cell, row = (int(part) for part in line.split(":"))
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        source = cells[cell - 1]["source"]
+        lines = ("".join(source) if isinstance(source, list) else source).splitlines()
+    else:
+        row, lines = line, path.read_text(encoding="utf-8", errors="replace").splitlines()
+    start = max(row - around, 1)
+    return [f"{'>' if number == row else ' '}{number:5} {lines[number - 1]}"
+            for number in range(start, min(row + around, len(lines)) + 1)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -280,13 +388,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--realcode", type=Path, metavar="DIR",
                         help="directory the real-code corpus was extracted into (benchmarks/realcode/extract.py)")
+    parser.add_argument("--sample", type=int, metavar="N",
+                        help="print N random findings on real-code lines nobody labelled, for a reader to "
+                             "judge (needs --realcode)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of --sample")
+    parser.add_argument("--sample-from", type=Path, metavar="TREE",
+                        help="draw --sample from every .py/.ipynb file under TREE (code nobody labelled) "
+                             "instead of the real-code corpus")
+    parser.add_argument("--every-rule", action="store_true",
+                        help="score real code with every rule, default-off ones too (default: the rules a "
+                             "default run reports)")
     args = parser.parse_args(argv)
+    if args.sample:
+        if args.sample_from is not None:
+            print_sample(lint_tree(args.sample_from, args.every_rule), args.sample_from, args.sample, args.seed)
+        elif args.realcode is not None:
+            print_sample(compare_realcode(args.realcode, every_rule=args.every_rule), args.realcode,
+                         args.sample, args.seed)
+        else:
+            parser.error("--sample needs --realcode DIR or --sample-from TREE")
+        return 0
     result = compare(args.corpus)
     failed = result.precision < MIN_PRECISION or result.recall < MIN_RECALL or bool(result.engine_errors)
     if args.realcode is None:
         report(result)
     else:
-        real = compare_realcode(args.realcode)
+        real = compare_realcode(args.realcode, every_rule=args.every_rule)
         report_side_by_side(result, real)
         failed = failed or real.precision < REAL_MIN_PRECISION or real.recall < REAL_MIN_RECALL \
             or bool(real.engine_errors) or real.files == 0

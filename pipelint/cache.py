@@ -9,11 +9,14 @@ there is none). Layout:
         CACHEDIR.TAG        backup and archiving tools skip the directory
         <generation>/       pipelint's version and code, the Python and libcst it runs on
             <root>.json     one shard per configuration root: file -> key, last day seen, findings
+            project.summaries  the project index's module summaries: file -> key, last day, summary
 
 A file's entry is used only when its key matches: a hash of the generation, every setting that
 decides the file's findings (select, ignore, rule options, per-file-ignores with the file's path),
-the file's suffix and its bytes. So an edited file, a changed config or another pipelint is a miss,
-and a corrupt or foreign shard or entry is ignored and written anew.
+the file's suffix, its bytes, and the summaries (`pipelint.project`) of the project modules its
+findings depend on: those it imports, those that hand it datasets, and what they import. So an
+edited file, an edited module it calls into, a changed config or another pipelint is a miss, and
+a corrupt or foreign shard or entry is ignored and written anew.
 
 Bounds: the most recently used `_KEEP_GENERATIONS` generations are kept (upgrades and checkouts
 do not pile up), and an entry not seen for `_FORGET_AFTER_DAYS` days is dropped (deleted files).
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipelint import __version__
 from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from pipelint.project import ProjectIndex
 from pipelint.results import DisplayPaths, FileResult, FixMode
 
 try:  # blake2b without hashlib's OpenSSL import: a warm run has little else to do
@@ -154,6 +158,47 @@ class _Shard:
         return data["files"]
 
 
+class _Summaries:
+    """The project index's module summaries (`pipelint.project.SummaryStore`), kept in one file
+    per generation, `project.summaries` (JSON): absolute path -> [key, last day seen, summary]. A warm run
+    then parses only the modules that changed."""
+
+    def __init__(self, file: Path, today: int) -> None:
+        self.file, self.today = file, today
+        self._entries: dict[str, list] | None = None
+        self.changed: dict[str, list] = {}
+
+    def _load(self) -> dict[str, list]:
+        try:
+            data = json.loads(self.file.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, path: str, key: str) -> dict | None:
+        if self._entries is None:
+            self._entries = self._load()
+        entry = self._entries.get(path)
+        if not (isinstance(entry, list) and len(entry) == 3 and entry[0] == key and isinstance(entry[2], dict)):
+            return None
+        if entry[1] != self.today:
+            self.changed[path] = [key, self.today, entry[2]]
+        return entry[2]
+
+    def put(self, path: str, key: str, summary: dict) -> None:
+        self.changed[path] = [key, self.today, summary]
+
+    def save(self) -> None:
+        if not self.changed:
+            return
+        merged = {path: entry for path, entry in self._load().items()
+                  if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[1], int)
+                  and self.today - entry[1] <= _FORGET_AFTER_DAYS}
+        merged.update(self.changed)
+        _atomic_write(self.file, json.dumps(merged, separators=(",", ":")).encode())
+        self._entries, self.changed = merged, {}
+
+
 class ResultCache:
     """Lookups and stores for one run; `save()` writes what changed."""
 
@@ -165,6 +210,7 @@ class ResultCache:
         self._settings_keys: dict[int, tuple[Settings, bytes]] = {}
         self.today = int(time.time() // 86400)
         self.warnings: list[str] = []
+        self.summaries = _Summaries(self.folder / "project.summaries", self.today)
 
     # ---- keys
 
@@ -180,10 +226,11 @@ class ResultCache:
             return known[1] + b"\0path=" + os.fsencode(os.path.abspath(path))
         return known[1]
 
-    def key(self, settings: Settings, path: Path, data: bytes) -> str:
+    def key(self, settings: Settings, path: Path, data: bytes, project: bytes = b"") -> str:
+        """`project`: what the file's findings depend on in other modules (`ProjectIndex.key_of`)."""
         digest = blake2b(digest_size=20)
         for part in (self.generation.encode(), self._settings_key(settings, path),
-                     path.suffix.encode(), data):
+                     path.suffix.encode(), data, project):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         return digest.hexdigest()
@@ -232,11 +279,12 @@ class ResultCache:
     def save(self) -> None:
         """Write every shard that changed; a cache that cannot be written is skipped, with a warning."""
         dirty = [shard for shard in self._shards.values() if shard.changed]
-        if not dirty:
+        if not dirty and not self.summaries.changed:
             return
         try:
             new_generation = not self.folder.is_dir()
             self._prepare()
+            self.summaries.save()
             for shard in dirty:
                 merged = {name: entry for name, entry in shard._load().items()
                           if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[1], int)
@@ -312,14 +360,19 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     misses: list[Path] = []
     contents: dict[Path, bytes] = {}
     keys: dict[Path, tuple[Settings, str]] = {}
+    read = {path: _read_regular(path) for path in files}
+    # The project index (stdlib `ast` only): a file's key holds the summaries of the modules its
+    # findings depend on, so that editing `data.py` re-checks `train.py`.
+    project = ProjectIndex.build(files, {path: data for path, data in read.items() if data is not None},
+                                 cache.summaries)
     for path in files:
-        data = _read_regular(path)
+        data = read[path]
         if data is None:
             misses.append(path)
             continue
         # A regular file: the settings of its directory (what `for_path` finds, minus a stat).
         settings = resolver.for_directory(os.path.dirname(os.path.join(cwd, path)) or os.sep)
-        key = cache.key(settings, path, data)
+        key = cache.key(settings, path, data, project.key_of(path))
         display = display_path(path)
         diagnostics = cache.get(settings, path, key, display)
         if diagnostics is None or (fix_mode.enabled and _has_fix_to_apply(diagnostics, fix_mode)):
@@ -331,7 +384,8 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     if misses:
         from pipelint.engine import check_files
 
-        checked = check_files(misses, resolver, jobs=jobs, fix_mode=fix_mode, cwd=cwd, contents=contents)
+        checked = check_files(misses, resolver, jobs=jobs, fix_mode=fix_mode, cwd=cwd, contents=contents,
+                              project=project)
         by_file = {result.file: result for result in checked}
         for path, (settings, key) in keys.items():
             result = by_file.get(path)

@@ -37,6 +37,8 @@ from pipelint.suppressions import has_skip_file, parse_suppressions
 
 if TYPE_CHECKING:
     from pipelint.config import Settings, SettingsResolver
+    from pipelint.project import ProjectIndex
+    from pipelint.project.context import ModuleView, ProjectContext
 
 # A file that never names TensorFlow or Keras cannot build a tf.data pipeline or compile a Keras
 # model, so it is not parsed at all (most of a large tree, and most of the cost).
@@ -121,6 +123,15 @@ def _checkable_codes(codes: Iterable[str]) -> list[str]:
     return [code for code in sorted(codes) if code in registry and code not in ENGINE_CODES]
 
 
+def _fix_is_here(fix, positions: Mapping[cst.CSTNode, object]) -> bool:
+    """Does every node the fix touches lie in this module?"""
+    anchors = [node for node, _ in fix.replacements]
+    for edit in fix.edits:
+        anchors += [edit.start[0], edit.end[0]]
+        anchors += [n for part in edit.content if not isinstance(part, str) for n in (part.start[0], part.end[0])]
+    return all(node in positions for node in anchors)
+
+
 def _to_diagnostics(path: str, module: cst.Module, source: str, tree: ast.Module, statement_of: StatementIndex,
                     findings: list[tuple[Rule, Finding]]) -> list[Diagnostic]:
     wanted: set[cst.CSTNode] = set()
@@ -147,8 +158,12 @@ def _to_diagnostics(path: str, module: cst.Module, source: str, tree: ast.Module
 
     result = []
     for rule, finding in findings:
-        span = positions[finding.node]
+        span = positions.get(finding.node)
+        if span is None:
+            continue  # a node of another project module's code, reached through a call into it
         fix = None
+        if finding.fix is not None and not _fix_is_here(finding.fix, positions):
+            finding = replace(finding, fix=None)
         if finding.fix is not None:
             edits = []
             for old, new in finding.fix.replacements:
@@ -215,13 +230,25 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
                for triggers, required in groups)
 
 
+_TELLING_CALLS = re.compile(r"\.(cache|shuffle|batch)\(")
+
+
+def _uses_like_a_dataset(source: str) -> bool:
+    """Could a parameter be a dataset by its use (`model.inference`): `.map(` and one of
+    `.cache(`/`.shuffle(`/`.batch(`, or two of those (whatever the rules' triggers say)."""
+    telling = set(_TELLING_CALLS.findall(source))
+    return len(telling) >= 2 or (bool(telling) and ".map(" in source)
+
+
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
-                tree: ast.Module | None = None) -> list[Diagnostic]:
+                tree: ast.Module | None = None, project: "ModuleView | None" = None) -> list[Diagnostic]:
     """All diagnostics for one decoded source text, suppressions applied, sorted. `tree`: the
-    source's `ast` when the caller has parsed it already (a notebook's program)."""
-    if has_skip_file(source) or not _MENTIONS_TF.search(source):
+    source's `ast` when the caller has parsed it already (a notebook's program). `project`: the
+    module's view of the project index (calls into other modules are followed)."""
+    receives = project is not None and project.receives
+    if has_skip_file(source) or not (receives or _MENTIONS_TF.search(source)):
         return []
-    if not _could_fire(source, codes):
+    if not receives and not (_could_fire(source, codes) or _uses_like_a_dataset(source)):
         # No enabled rule can fire here: the file is not parsed at all (like a file that never
         # names TensorFlow), so a syntax error in it is not reported either.
         return _suppressed(source, path, codes, [])
@@ -240,7 +267,8 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         return [_engine_diagnostic(path, "PL001", "SyntaxError: too deeply nested to parse")]
     statement_of: StatementIndex = {}
     try:
-        model = PipelineModel.build(module, source, statement_of)
+        model = PipelineModel.build(module, source, statement_of, project)
+        model.notebook = path.endswith(".ipynb")  # nothing imports a notebook's names
     except Exception as error:  # noqa: BLE001 - any bug becomes a PL000, never a traceback
         return [_engine_diagnostic(path, "PL000", f"pipeline model failed: {type(error).__name__}: {error}")]
     findings: list[tuple[Rule, Finding]] = []
@@ -258,11 +286,76 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
             continue
         findings.extend((rule, finding) for finding in ctx.findings)
     if findings:
+        findings = _across_modules(findings, model, path)
+    if findings:
         try:
             diagnostics.extend(_to_diagnostics(path, module, source, tree, statement_of, findings))
         except Exception as error:  # noqa: BLE001
             diagnostics.append(_engine_diagnostic(path, "PL000", f"reporting failed: {type(error).__name__}: {error}"))
     return _suppressed(source, path, codes, _deduplicate(diagnostics))
+
+
+_DONE = {"shuffle": "shuffled", "cache": "cached", "batch": "batched", "padded_batch": "batched",
+         "map": "mapped", "prefetch": "prefetched", "repeat": "repeated", "filter": "filtered",
+         "interleave": "interleaved", "unbatch": "unbatched", "take": "`take()`", "skip": "`skip()`"}
+
+
+def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
+                    path: str) -> list[tuple[Rule, Finding]]:
+    """Findings stay in the file that holds the op: those on another module's code go (that
+    module's own check reports them). A finding whose dataset went through ops in other modules
+    names them ("shuffled in data.py:15"); one on a parameter taken for a dataset from its use
+    says so."""
+    foreign: set[cst.CSTNode] = set()
+    paths_at: dict[cst.CSTNode, list] = {}
+    for site in model.op_sites.values():
+        op = site.op
+        if op.where is not None:
+            foreign.update((op.call, op.name_node))
+        else:
+            paths_at.setdefault(op.name_node, []).extend(site.prefixes)
+            paths_at.setdefault(op.call, []).extend(site.prefixes)
+    for consumer in model.consumers:
+        if consumer.where is not None:
+            foreign.add(consumer.node)
+            if consumer.argument is not None:
+                foreign.add(consumer.argument)
+        else:
+            for node in (consumer.node, consumer.argument):
+                if node is not None:
+                    paths_at.setdefault(node, []).extend(consumer.value.paths)
+    here = os.path.dirname(os.path.abspath(path))
+    kept = []
+    for rule, finding in findings:
+        if finding.node in foreign:
+            continue
+        reported = next((site.op.name for site in model.op_sites.values()
+                         if site.op.name_node is finding.node or site.op.call is finding.node), None)
+        notes: list[str] = []
+        for dataset_path in paths_at.get(finding.node, ()):
+            origin = dataset_path.origin
+            if origin.inferred and origin.where is None:
+                name = origin.node.name.value if isinstance(origin.node, cst.Param) else "the parameter"
+                note = f"`{name}` is treated as a tf.data dataset from its use"
+                if note not in notes:
+                    notes.append(note)
+            for op in dataset_path.all_ops():
+                # The ops of other modules that the message speaks of, besides the one reported.
+                if op.where is None or op.name == reported or not (
+                        f"`{op.name}(" in finding.message or f".{op.name}(" in finding.message):
+                    continue
+                line = op.where.line_of(op.call)
+                note = f"{_DONE.get(op.name, f'`{op.name}()`')} in {_display(op.where.path, here)}:{line}"
+                if note not in notes:
+                    notes.append(note)
+        if notes:
+            finding = replace(finding, message=f"{finding.message} ({'; '.join(notes[:3])})")
+        kept.append((rule, finding))
+    return kept
+
+
+def _display(path: str, here: str) -> str:
+    return os.path.relpath(path, here)
 
 
 def _suppressed(source: str, path: str, codes: frozenset[str], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -290,9 +383,9 @@ def _deduplicate(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
-                 fix_mode: FixMode) -> tuple[list[Diagnostic], str, int]:
+                 fix_mode: FixMode, project: "ModuleView | None" = None) -> tuple[list[Diagnostic], str, int]:
     """Check, then apply fixes round after round until none applies; returns what remains."""
-    diagnostics = lint_source(source, path, codes, settings)
+    diagnostics = lint_source(source, path, codes, settings, project=project)
     if not fix_mode.enabled:
         return diagnostics, source, 0
     total = 0
@@ -307,13 +400,14 @@ def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Setti
         except Exception:  # noqa: BLE001 - a fix that breaks the file is dropped, never written
             break
         source, total = fixed, total + count
-        diagnostics = lint_source(source, path, codes, settings)
+        diagnostics = lint_source(source, path, codes, settings, project=project)
     return diagnostics, source, total
 
 
 def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixMode = FixMode(),
-               data: bytes | None = None) -> FileResult:
-    """Check one file; `data`, when given, is its content already read (by the cache, or stdin)."""
+               data: bytes | None = None, project: "ProjectContext | None" = None) -> FileResult:
+    """Check one file; `data`, when given, is its content already read (by the cache, or stdin);
+    `project`: the run's project (other modules followed), None to check the file alone."""
     result = FileResult(display_path, file=path)
     codes = settings.enabled_codes(path)
     if data is None:
@@ -335,8 +429,9 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
         result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot decode file: {error}")]
         return result
     try:
+        view = project.view(path) if project is not None else None
         diagnostics, fixed, count = run_with_deep_stack(
-            lint_and_fix, source, display_path, codes, settings, fix_mode)
+            lint_and_fix, source, display_path, codes, settings, fix_mode, view)
     except Exception as error:  # noqa: BLE001
         diagnostics, fixed, count = [_engine_diagnostic(
             display_path, "PL000", f"internal error: {type(error).__name__}: {error}")], source, 0
@@ -489,25 +584,46 @@ def lint_and_fix_notebook(text: str, path: str, codes: frozenset[str], settings:
     return diagnostics, replace_sources(text, {number: new for number, _, new in changes}), total, changes
 
 
+#: The run's project in this process (a worker process gets it once, from its initializer).
+_PROJECT: "ProjectContext | None" = None
+
+
+def _use_project(index: "ProjectIndex | None") -> None:
+    global _PROJECT
+    from pipelint.project.context import ProjectContext
+
+    _PROJECT = ProjectContext(index) if index is not None else None
+
+
 def _check_task(task: tuple[Path, str, Settings, FixMode, bytes | None]) -> FileResult:
-    return check_file(*task)
+    return check_file(*task, project=_PROJECT)
 
 
 def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | None = None,
                 fix_mode: FixMode = FixMode(), cwd: Path | None = None,
-                contents: Mapping[Path, bytes] | None = None) -> list[FileResult]:
+                contents: Mapping[Path, bytes] | None = None,
+                project: "ProjectIndex | None" = None) -> list[FileResult]:
     """Check `files` (in worker processes when there are many); `contents` holds the bytes of
-    files already read, so that the findings match the bytes the result cache keyed them by."""
+    files already read, so that the findings match the bytes the result cache keyed them by.
+    `project`: the run's project index (built here from `files` when not given)."""
     display_path = DisplayPaths(cwd or Path.cwd())
     contents = contents or {}
+    if project is None:
+        from pipelint.project import ProjectIndex
+
+        project = ProjectIndex.build(files, contents)
     tasks = [(path, display_path(path), resolver.for_path(path), fix_mode, contents.get(path))
              for path in files]
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _MIN_FILES_FOR_POOL:
-        results = [_check_task(task) for task in tasks]
+        _use_project(project)
+        try:
+            results = [_check_task(task) for task in tasks]
+        finally:
+            _use_project(None)
     else:
         from concurrent.futures import ProcessPoolExecutor  # costs ~0.1 s to import: only when used
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_use_project, initargs=(project,)) as pool:
             results = list(pool.map(_check_task, tasks, chunksize=max(1, len(tasks) // (jobs * 8))))
     return sorted(results, key=lambda r: r.path)

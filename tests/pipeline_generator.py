@@ -127,7 +127,7 @@ HEADER = (
     "\n"
     "\n"
     "def parse(record):\n"
-    "    return record\n"
+    "    return record + 1\n"
 )
 FOOTER = (
     "model = keras.Sequential([keras.layers.Dense(1)])\n"
@@ -513,20 +513,27 @@ def expected_findings(parsed: Parsed, codes=RULES) -> set[tuple[str, int, int, s
             if any(cache_before(ops) is not None for _, ops in prefixes):
                 add("PL208", op, "unsafe" if receiver and receiver.method == "cache" else None)
 
-    # PL103: no path reaching fit ends in prefetch or a parallel map, or is a bare in-memory
-    # source (`range`, `from_tensor_slices`: nothing to overlap; pipelint 5c9c68b).
-    ends_well = any((ops[-1].method == "prefetch" or ops[-1].parallel) if ops
+    # PL103: no path reaching fit ends in prefetch or a parallel map (trailing take/skip/repeat do
+    # no work and do not count), or is a bare in-memory source (`range`, `from_tensor_slices`:
+    # nothing to overlap; pipelint 5c9c68b). A prefetch with stages after it is PL104's one
+    # finding. The finding sits on the last batch of the path, else its last stage (issue 18).
+    def stages(ops):
+        while ops and ops[-1].method in ("take", "skip", "repeat"):
+            ops = ops[:-1]
+        return ops
+    ends_well = any((stages(ops)[-1].method == "prefetch" or stages(ops)[-1].parallel) if stages(ops)
                     else origin.kind in IN_MEMORY_SOURCES
                     for origin, ops in parsed.paths)
-    if not ends_well:
+    misplaced = any(o.method == "prefetch" for _, ops in parsed.paths for o in stages(ops))
+    if not ends_well and not misplaced:
         fixes: dict = {}
         for origin, ops in parsed.paths:
-            if ops:
-                last = ops[-1]
+            kept = stages(ops)
+            if kept:
+                last = kept[-1]
                 continued = any(tail for tail in _tails(parsed, last))
-                earlier_prefetch = any(o.method == "prefetch" for o in ops)
-                fix = None if (continued or earlier_prefetch) else "safe"
-                key = last
+                fix = None if (continued or len(kept) < len(ops)) else "safe"
+                key = next((o for o in reversed(kept) if o.method == "batch"), last)
             else:
                 fix = None if any(o for _, o in parsed.paths) else "safe"
                 key = origin

@@ -45,7 +45,7 @@ def notebook(*cells: dict, language: str = "python", **metadata) -> str:
 
 
 IMPORTS = "import tensorflow as tf\n"
-SERIAL = "ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\n"
+SERIAL = "ds = tf.data.Dataset.range(8).map(lambda x: x + 1); list(ds)\n"  # (a dataset nobody reads gets no finding)
 
 
 def keys(diagnostics) -> set[tuple]:
@@ -97,7 +97,7 @@ def test_a_cell_that_does_not_parse_is_PL001_in_that_cell_and_the_others_are_che
 
 def test_a_cell_that_only_parses_joined_to_the_next_is_an_error():
     # Jupyter runs each cell alone: an open bracket at the end of a cell is a syntax error there.
-    text = notebook(cell(IMPORTS), cell("ds = tf.data.Dataset.range(\n"), cell("    8).map(lambda x: x)\n"), cell(SERIAL))
+    text = notebook(cell(IMPORTS), cell("ds = tf.data.Dataset.range(\n"), cell("    8).map(lambda x: x + 1)\n"), cell(SERIAL))
     found = keys(lint(text))
     assert {(c, code) for c, _, _, code in found} == {(2, "PL001"), (3, "PL001"), (4, "PL101")}
 
@@ -142,8 +142,9 @@ def test_ipython_syntax_inside_blocks_and_a_statement_magic_keeps_its_statement(
     source = IMPORTS + (
         "for shard in range(2):\n"
         "    !echo {shard}\n"
-        "%time ds = tf.data.Dataset.range(8).map(lambda x: x)\n"
+        "%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\n"
         "text = '''\n%not a magic\n'''\n"
+        "list(ds)\n"
     )
     found = keys(lint(notebook(cell(source))))
     # `%time stmt` stays Python in place: the finding is at the column Jupyter shows.
@@ -293,8 +294,9 @@ def test_fix_changes_only_the_fixed_lines_and_keeps_everything_else(here):
     assert result.exit_code == 0, result.output
     changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
     assert len(before.splitlines()) == len(after.splitlines())
-    assert changed == [('    "ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\\n",',
-                        '    "ds = tf.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)\\n",')]
+    assert changed == [('    "ds = tf.data.Dataset.range(8).map(lambda x: x + 1); list(ds)\\n",',
+                        '    "ds = tf.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE); '
+                        'list(ds)\\n",')]
     assert after.endswith("}\n")
     reread = nbformat.read(path, 4)
     assert reread.cells[2].outputs[0]["data"] == {"text/plain": "<ds>"}
@@ -326,7 +328,7 @@ def test_fix_keeps_a_string_source_a_string_and_crlf_line_ends(here):
     _fix(path, "--select", "PL101")
     fixed = json.loads(path.read_text())
     assert fixed["cells"][1]["source"] == ("x = 1\r\nds = tf.data.Dataset.range(8).map(lambda x: x + 1, "
-                                           "num_parallel_calls=tf.data.AUTOTUNE)\r\nds")
+                                           "num_parallel_calls=tf.data.AUTOTUNE); list(ds)\r\nds")
     assert path.read_text().startswith('{\n  "cells"')  # the file's own 2-space indent
 
 
@@ -342,11 +344,11 @@ def test_a_fix_that_would_break_a_cell_is_dropped(monkeypatch):
 
 def test_a_fix_touching_masked_ipython_syntax_is_not_offered():
     # The fix of PL101 would edit the `%time` line's statement: allowed, it is Python in place.
-    text = notebook(cell(IMPORTS + "%time ds = tf.data.Dataset.range(8).map(lambda x: x)\n"))
+    text = notebook(cell(IMPORTS + "%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\nlist(ds)\n"))
     (found,) = lint(text, {"PL101"})
     assert found.fix is not None
     diagnostics, new_text, count, _ = lint_and_fix_notebook(text, "nb.ipynb", frozenset({"PL101"}), None, FixMode(True))
-    assert count == 1 and '"%time ds = tf.data.Dataset.range(8).map(lambda x: x, num_parallel_calls' in new_text
+    assert count == 1 and '"%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls' in new_text
 
 
 def test_replace_sources_matches_nbformat_output_byte_for_byte():
@@ -466,13 +468,13 @@ def test_program_lines_map_back_to_cells():
 
 def test_a_cell_indented_as_a_whole_runs_as_ipython_runs_it_and_keeps_its_columns():
     # IPython drops the first line's indentation from every line of the cell.
-    text = notebook(cell(IMPORTS), cell("  for x in range(2):\n      ds = tf.data.Dataset.range(8).map(lambda v: v)\n"))
+    text = notebook(cell(IMPORTS), cell("  for x in range(2):\n      ds = tf.data.Dataset.range(8).map(lambda v: v + 1)\n      list(ds)\n"))
     (found,) = lint(text, {"PL101", "PL001"})
     assert (found.cell, found.line, found.column, found.code) == (2, 2, 37, "PL101")
     diagnostics, new_text, count, _ = lint_and_fix_notebook(text, "nb.ipynb", frozenset({"PL101"}), None, FixMode(True))
     assert count == 1
     assert json.loads(new_text)["cells"][1]["source"][1] == (
-        "      ds = tf.data.Dataset.range(8).map(lambda v: v, num_parallel_calls=tf.data.AUTOTUNE)\n")
+        "      ds = tf.data.Dataset.range(8).map(lambda v: v + 1, num_parallel_calls=tf.data.AUTOTUNE)\n")
 
 
 def test_extend_include_adds_other_suffixes_read_as_python(here):
@@ -566,3 +568,10 @@ def test_fixes_never_corrupt_a_notebook(cells):
         masked = mask_cell(new_source)
         assert masked is not None and compile(masked.text, "cell", "exec")
     nbformat.validate(nbformat.reads(new_text, 4))
+
+
+def test_a_dataset_nobody_reads_gets_no_finding_until_a_later_cell_reads_it():
+    built = cell("ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\n")
+    assert lint(notebook(cell(IMPORTS), built)) == []
+    read = keys(lint(notebook(cell(IMPORTS), built, md("Train"), cell("model.fit(ds)\n"))))
+    assert (2, 1, 31, "PL101") in read

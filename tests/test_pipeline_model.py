@@ -72,11 +72,56 @@ def test_keras_helpers_have_implicit_ops():
     assert [op.name for op in fit.value.paths[0].all_ops()] == ["batch", "prefetch"]
 
 
+@pytest.mark.parametrize("header,source,expected", [
+    ("import keras", "keras.utils.image_dataset_from_directory('d')", ["shuffle", "batch", "prefetch"]),
+    ("import keras", "keras.utils.image_dataset_from_directory('d', 'inferred', 'int', None, 'rgb', None)",
+     ["shuffle", "prefetch"]),
+    ("import keras", "keras.utils.audio_dataset_from_directory('d')", ["shuffle", "prefetch", "batch"]),
+    ("import keras", "keras.utils.timeseries_dataset_from_array(x, None, 10)", ["prefetch", "batch"]),
+    ("import keras", "keras.utils.timeseries_dataset_from_array(x, None, 10, shuffle=True)",
+     ["prefetch", "shuffle", "batch"]),
+    ("import tensorflow as tf", "tf.data.Dataset.list_files('*.png')", ["shuffle"]),
+    ("import tensorflow as tf", "tf.data.Dataset.list_files('*.png', False)", []),
+    ("import tensorflow as tf", "tf.data.Dataset.list_files('*.png', shuffle=flag)", ["shuffle"]),
+    ("import tensorflow as tf", "tf.data.experimental.make_csv_dataset('a.csv', 32)",
+     ["shuffle", "repeat", "batch", "prefetch"]),
+    ("import tensorflow as tf", "tf.data.experimental.make_csv_dataset('a.csv', 32, num_epochs=1, shuffle=False)",
+     ["batch", "prefetch"]),
+    ("import tensorflow as tf", "tf.data.experimental.make_csv_dataset('a.csv', 32, **options)", []),
+    ("import tensorflow_datasets as tfds", "tfds.load('mnist', split='train')", []),
+    ("import tensorflow_datasets as tfds", "tfds.load('mnist', split='train', shuffle_files=True, batch_size=8)",
+     ["shuffle", "batch"]),
+])
+def test_helpers_defaults_are_implicit_ops(header, source, expected):
+    model = build(f"{header}\nds = {source}\nmodel.fit(ds)\n")
+    (fit,) = model.consumers
+    assert [op.name for op in fit.value.paths[0].all_ops()] == expected
+    assert all(op.implicit for op in fit.value.paths[0].all_ops())
+
+
+@pytest.mark.parametrize("body,kind", [
+    ("print(x)", "peek"),
+    ("if i % 100 == 0:\n        print('.', end='')\n    elif i == 5:\n        count += 1", "peek"),
+    ("pass", "pass"),  # reads every element (fills a cache)
+    ("counts[int(x)] += 1", "pass"),  # a count over the data
+    ("time.sleep(0.01)", "for"),  # stands for a training step
+    ("if i % 100 == 0:\n        print(i)\n    train_step(x)", "for"),
+    ("self.assertEqual(x['id'], 1)", "peek"),  # a unit test reading two records
+    ("print(i)\n    for key, value in x.items():\n        print(key, value)", "peek"),
+    ("test_step(x)", "eval-loop"),
+    ("preds.append(model(x, training=False))", "eval-loop"),
+    ("loss = train_step(x)\n    val = test_step(x)", "for"),  # it trains
+])
+def test_loops_that_only_show_or_count_are_looks(body, kind):
+    model = build(f"import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f)\nfor i, x in enumerate(ds):\n    {body}\n")
+    assert [c.kind for c in model.consumers] == [kind]
+
+
 def test_consumers():
     model = build(
         "import tensorflow as tf\n"
         "ds = tf.data.Dataset.range(8).batch(2)\n"
-        "for x in ds: pass\n"
+        "for x in ds: step(x)\n"
         "it = iter(ds)\n"
         "dist = strategy.experimental_distribute_dataset(ds)\n"
         "model.fit(ds, validation_data=ds)\n"

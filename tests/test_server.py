@@ -174,6 +174,7 @@ async def test_notebook_cells_get_their_own_diagnostics(client: LanguageClient, 
         ("%matplotlib inline\nds = tf.data.TFRecordDataset(['a.tfrecord'])\n", types.NotebookCellKind.Code, "python"),
         ("ds = ds.map(tf.io.parse_tensor)\nds = ds.prefetch(tf.data.AUTOTUNE)\n", types.NotebookCellKind.Code, "python"),
         ("print(ds)\n", types.NotebookCellKind.Code, "python"),
+        ("model.fit(ds)\n", types.NotebookCellKind.Code, "python"),  # (a dataset nobody reads gets no finding)
     ]
     cell_uris = [notebook_cell(notebook_uri, i) for i in range(len(sources))]
     client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(

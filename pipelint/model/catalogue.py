@@ -5,6 +5,8 @@ name (`canonical`), then looked up here.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # Prefix rewrites that make every import style land on one canonical qualified name.
 _CANONICAL_PREFIXES = (
     ("tensorflow.compat.v2.", "tensorflow."),
@@ -58,6 +60,8 @@ COMBINERS = frozenset(
     | {"tensorflow.data.experimental." + name for name in ("sample_from_datasets", "choose_from_datasets")}
 )
 COMBINER_OPS = frozenset({"zip", "sample_from_datasets", "choose_from_datasets", "concatenate"})
+# Progress bars: iterating one iterates what it wraps.
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 # Calls that show a few elements of a dataset (a look, not a pass over it).
 PEEKING_CALLS = frozenset({"tensorflow_datasets.as_dataframe", "tensorflow_datasets.show_examples",
                            "tensorflow_datasets.visualization.show_examples"})
@@ -88,10 +92,67 @@ ENDLESS_SOURCES = frozenset({
     "tensorflow.data.Dataset.counter", "tensorflow.data.experimental.Counter",
     "tensorflow.data.Dataset.random",
 })
+
+
+@dataclass(frozen=True)
+class InnerStep:
+    """A dataset method a constructor applies to its output itself, and the argument that decides it.
+
+    Without `argument` the step always happens. Otherwise it happens when the argument is absent
+    and `default` is True, or when it is given as anything but the literal `off` ("False", "None",
+    or "1" for an epoch count): a variable may well turn it on."""
+
+    op: str
+    argument: str | None = None
+    position: int | None = None
+    default: bool = True
+    off: str = "False"
+
+
+# What each helper does to its output, in order. Read from the installed sources:
+# Keras 3.15.1 keras/src/utils/{image,text,audio,timeseries}_dataset_utils.py (shuffle, then batch,
+# then prefetch; audio prefetches before it batches; timeseries prefetches first and shuffles only
+# when asked) and TensorFlow 2.21.0 tensorflow/python/data/experimental/ops/readers.py
+# (`make_csv_dataset`, `make_batched_features_dataset`: shuffle-and-repeat, batch, prefetch) and
+# tensorflow/python/data/ops/dataset_ops.py (`list_files` shuffles its names unless shuffle=False).
+# Positions are those of the installed signatures. TFDS `load` (tensorflow_datasets 4.9
+# core/load.py) shuffles files only with `shuffle_files=True` and batches when given `batch_size`.
+HELPER_STEPS: dict[str, tuple[InnerStep, ...]] = {
+    "keras.utils.image_dataset_from_directory": (
+        InnerStep("shuffle", "shuffle", 7), InnerStep("batch", "batch_size", 5, off="None"), InnerStep("prefetch")),
+    "keras.utils.text_dataset_from_directory": (
+        InnerStep("shuffle", "shuffle", 6), InnerStep("batch", "batch_size", 4, off="None"), InnerStep("prefetch")),
+    "keras.utils.audio_dataset_from_directory": (
+        InnerStep("shuffle", "shuffle", 8), InnerStep("prefetch"), InnerStep("batch", "batch_size", 4, off="None")),
+    "keras.utils.timeseries_dataset_from_array": (
+        InnerStep("prefetch"), InnerStep("shuffle", "shuffle", 6, default=False),
+        InnerStep("batch", "batch_size", 5, off="None")),
+    "tensorflow.data.Dataset.list_files": (InnerStep("shuffle", "shuffle", 1),),
+    "tensorflow.data.experimental.make_csv_dataset": (
+        InnerStep("shuffle", "shuffle", 11), InnerStep("repeat", "num_epochs", 10, off="1"),
+        InnerStep("batch"), InnerStep("prefetch")),
+    "tensorflow.data.experimental.make_batched_features_dataset": (
+        InnerStep("shuffle", "shuffle", 7), InnerStep("repeat", "num_epochs", 6, off="1"),
+        InnerStep("batch"), InnerStep("prefetch")),
+    "tensorflow_datasets.load": (
+        InnerStep("shuffle", "shuffle_files", default=False), InnerStep("batch", "batch_size", default=False, off="None")),
+}
+
+
+
+def turned_off_by(kind: str, op: str) -> str | None:
+    """The argument of helper `kind` that turns off the `op` it applies inside, if any."""
+    return next((step.argument for step in HELPER_STEPS.get(kind, ()) if step.op == op), None)
+
+
+# Helpers whose own shuffle reorders files, not examples: caching after it freezes only the order
+# of the files, and TFDS datasets of one shard are not reordered at all.
+FILE_ORDER_SHUFFLES = frozenset({"tensorflow.data.Dataset.list_files", "tensorflow_datasets.load"})
+
 # Sources that repeat forever unless `num_epochs` is given: (keyword, position).
 EPOCHS_ARGUMENT_SOURCES = {
-    "tensorflow.data.experimental.make_csv_dataset": ("num_epochs", 10),
-    "tensorflow.data.experimental.make_batched_features_dataset": ("num_epochs", 6),
+    kind: (step.argument, step.position)
+    for kind, steps in HELPER_STEPS.items() for step in steps if step.op == "repeat"
 }
 # Sources whose elements are file names to open, not examples.
 FILE_NAME_SOURCES = frozenset({"tensorflow.data.Dataset.list_files"})
@@ -155,6 +216,10 @@ ELEMENTWISE_CALLS = frozenset(
     {"tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",
      "tensorflow.math.subtract", "tensorflow.one_hot", "tensorflow.image.convert_image_dtype"}
 )
+# Calls that only change the element's dtype or shape (or one-hot encode a label): next to no work.
+DTYPE_AND_SHAPE_CALLS = frozenset(
+    {"tensorflow.cast", "tensorflow.image.convert_image_dtype", "tensorflow.dtypes.cast", "tensorflow.reshape",
+     "tensorflow.expand_dims", "tensorflow.squeeze", "tensorflow.one_hot"})
 # Calls whose result depends on the element's shape: on a batch they would do something else.
 SHAPE_BOUND_NAMES = frozenset({"reshape", "squeeze", "expand_dims"})
 

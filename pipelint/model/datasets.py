@@ -5,11 +5,14 @@ Part of the `Interpreter` (see `frames`).
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
-from pipelint.model.catalogue import COMBINERS, DATASET_CONSTRUCTORS, KERAS_DATASET_HELPERS
+from pipelint.model.catalogue import COMBINERS, DATASET_CONSTRUCTORS, HELPER_STEPS, KERAS_DATASET_HELPERS
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import block_body, find_arg, is_false, is_none, literal_int
+from pipelint.model.functions import CallCollector
+from pipelint.model.syntax import block_body, find_arg, is_false, literal_int
 from pipelint.model.values import (
     MAX_PATHS, Collection, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue, Op, OpSite,
     Origin, TfdsBuilder, datasets_in,
@@ -25,23 +28,103 @@ def _small_count(take: Op) -> bool:
     return count is not None and 0 <= count <= PEEK_LIMIT
 
 
-_SHOWING = frozenset({"print", "pprint", "display", "show", "imshow", "title", "axis"})
+_SHOWING = frozenset({"print", "pprint", "display", "show", "imshow", "title", "axis", "subplot",
+                      "write", "flush", "update", "set_description"})
+# Calls a loop may make and still do no work on the elements: timing it, counting them.
+_BOOKKEEPING = frozenset({"time", "perf_counter", "monotonic", "len", "int", "float", "str", "format"})
 
 
-def _only_shows(loop: cst.For) -> bool:
-    """`for line in ds: print(line.numpy())`: a loop that only prints or plots what it reads."""
+def _bookkeeping_kind(loop: cst.For) -> str | None:
+    """What a loop that does no work on its elements is: "peek" when its body only prints or plots
+    (`for line in ds: print(line.numpy())`, a timing loop printing a dot every hundred elements),
+    "pass" when it only counts, reads the clock or does nothing (it reads every element: a
+    count, a cache fill); None for any other loop."""
     statements = block_body(loop.body)
+    if not all(_shows_or_counts(stmt) for stmt in statements):
+        return None
+    shows = any(_shows(node) for node in _calls_in(statements)) or any(
+        isinstance(small, cst.Assert) for stmt in statements if isinstance(stmt, cst.SimpleStatementLine)
+        for small in stmt.body)
+    return "peek" if shows else "pass"
+
+
+_EVALUATING = re.compile(r"(^|_)(eval|evaluate|evaluation|test|val|valid|validate|validation|predict|"
+                         r"infer|inference)(_|$)")
+_TRAINING = re.compile(r"(^|_)(train|fit|backward|minimize|gradient|gradients|apply_gradients)(_|$)|GradientTape")
+
+
+def _evaluates(loop: cst.For) -> bool:
+    """Does this loop evaluate a model rather than train it? Its calls name evaluation
+    (`test_step`, `model.predict`, `validate`) or pass `training=False`, and none names training
+    (`train_step`, `apply_gradients`, `tape.gradient`)."""
+    calls = CallCollector.of(loop.body).calls
+    names = [(_called_name(call) or "").lower() for call in calls]
+    if any(_TRAINING.search(name) for name in names):
+        return False
+    return any(_EVALUATING.search(name) for name in names) or any(
+        arg.keyword is not None and arg.keyword.value == "training" and is_false(arg.value)
+        for call in calls for arg in call.args)
+
+
+def _calls_in(statements) -> list[cst.Call]:
+    """The calls made as statements of these statements (and of the `if`s among them)."""
+    found: list[cst.Call] = []
     for stmt in statements:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            return False
-        for small in stmt.body:
-            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+        if isinstance(stmt, cst.If):
+            found.extend(_calls_in(block_body(stmt.body)))
+            orelse = stmt.orelse
+            if orelse is not None:
+                found.extend(_calls_in([orelse] if isinstance(orelse, cst.If) else block_body(orelse.body)))
+        elif isinstance(stmt, cst.For):
+            found.extend(_calls_in(block_body(stmt.body)))
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            found.extend(small.value for small in stmt.body
+                         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call))
+    return found
+
+
+def _shows_or_counts(stmt: cst.CSTNode) -> bool:
+    if isinstance(stmt, cst.If):
+        orelse = stmt.orelse
+        return (all(_shows_or_counts(inner) for inner in block_body(stmt.body))
+                and (orelse is None or (_shows_or_counts(orelse) if isinstance(orelse, cst.If)
+                                        else all(_shows_or_counts(inner) for inner in block_body(orelse.body)))))
+    if isinstance(stmt, cst.For):  # `for key, value in element.items(): print(key, value)`
+        return all(_shows_or_counts(inner) for inner in block_body(stmt.body))
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        if isinstance(small, (cst.Pass, cst.Assert)):
+            continue
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            if not _shows(small.value):
                 return False
-            func = small.value.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-            if name not in _SHOWING:
-                return False
-    return bool(statements)
+            continue
+        if isinstance(small, (cst.AugAssign, cst.Assign)):
+            value = small.value
+            if isinstance(value, (cst.Integer, cst.Float)) or (
+                    isinstance(value, cst.Call) and _called_name(value) in _BOOKKEEPING):
+                continue  # `count += 1`, `start = time.time()`
+        return False
+    return True
+
+
+def _shows(call: cst.Call) -> bool:
+    """Prints, plots or checks (`self.assertEqual`) what it is given."""
+    name = _called_name(call) or ""
+    return name in _SHOWING or name.startswith("assert")
+
+
+def _called_name(call: cst.Call) -> str | None:
+    func = call.func
+    return func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+
+
+def _is_literal(expr: cst.BaseExpression, text: str) -> bool:
+    """Is `expr` the literal `text` ("False", "None" or an integer)?"""
+    if text.isdigit():
+        return literal_int(expr) == int(text)
+    return isinstance(expr, cst.Name) and expr.value == text
 
 
 _SIDE_STREAMS = frozenset({"tensorflow.data.Dataset.counter", "tensorflow.data.Dataset.random",
@@ -61,7 +144,7 @@ class Datasets(InterpreterState):
                 return self._tfds_result(call, origin)
             return DatasetValue((DatasetPath(origin, ()),))
         if qualified in KERAS_DATASET_HELPERS:
-            origin = self._keras_helper_origin(call, qualified)
+            origin = self._origin(call, qualified)
             value = DatasetValue((DatasetPath(origin, ()),))
             subset = find_arg(call, "subset")
             if subset is not None and isinstance(subset.value, cst.SimpleString) and \
@@ -94,43 +177,33 @@ class Datasets(InterpreterState):
         return DatasetValue(tuple(paths[:MAX_PATHS])) if paths else None
 
     def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] = (),
-                parameter_of: str | None = None) -> Origin:
+                parameter_of: str | None = None, inferred: bool = False) -> Origin:
         origin = self._origin_cache.get(node)
         if origin is None:
-            origin = Origin(kind, node, implicit, parameter_of)
+            if not implicit and isinstance(node, cst.Call):
+                implicit = self._inner_steps(node, kind)
+            origin = Origin(kind, node, implicit, parameter_of, inferred, self._where)
             self._origin_cache[node] = origin
             self.origins.append(origin)
         return origin
 
-    def _keras_helper_origin(self, call: cst.Call, qualified: str) -> Origin:
-        cached = self._origin_cache.get(call)
-        if cached is not None:
-            return cached
-        # What each Keras 3 helper does inside, in order (keras/src/utils/*_dataset_utils.py):
-        # image/text: shuffle, batch, prefetch; audio: shuffle, prefetch, batch;
-        # timeseries: prefetch, shuffle (off by default), batch.
-        timeseries = qualified.endswith("timeseries_dataset_from_array")
-        audio = qualified.endswith("audio_dataset_from_directory")
-        shuffle_arg = find_arg(call, "shuffle")
-        if timeseries:
-            shuffles = shuffle_arg is not None and not is_false(shuffle_arg.value)
+    def _inner_steps(self, call: cst.Call, qualified: str) -> tuple[Op, ...]:
+        """The ops a helper applies to its own output (`HELPER_STEPS`), as this call sets them."""
+        if any(arg.star for arg in call.args):
+            steps = ()  # `**options` may set any of them: claim nothing
         else:
-            shuffles = shuffle_arg is None or not is_false(shuffle_arg.value)
-        batch_arg = find_arg(call, "batch_size")
-        batches = batch_arg is None or not is_none(batch_arg.value)
-        names: list[str] = []
-        if timeseries:
-            names.append("prefetch")
-        if shuffles:
-            names.append("shuffle")
-        if audio:
-            names.append("prefetch")
-        if batches:
-            names.append("batch")
-        if not (timeseries or audio):
-            names.append("prefetch")
-        implicit = [Op(name, call, False, implicit=True) for name in names]
-        return self._origin(call, qualified, tuple(implicit))
+            steps = HELPER_STEPS.get(qualified, ())
+        ops = []
+        for step in steps:
+            if step.argument is not None:
+                arg = find_arg(call, step.argument, step.position)
+                if arg is None:
+                    if not step.default:
+                        continue
+                elif _is_literal(arg.value, step.off):
+                    continue
+            ops.append(Op(step.op, call, False, implicit=True, where=self._where))
+        return tuple(ops)
 
     def _tfds_result(self, call: cst.Call, origin: Origin) -> object:
         single = DatasetValue((DatasetPath(origin, ()),))
@@ -155,7 +228,7 @@ class Datasets(InterpreterState):
                 fn = find_arg(call, "map_func", 0) or find_arg(call, "predicate", 0)
                 if fn is not None:
                     facts = self._function_facts(fn.value, frame)
-            op = Op(method, call, frame.branch_depth > 0, facts)
+            op = Op(method, call, frame.branch_depth > 0, facts, where=self._where)
             self._op_cache[call] = op
         site = self.op_sites.get(call)
         if site is None:
@@ -170,13 +243,17 @@ class Datasets(InterpreterState):
     def _consume(self, kind: str, node: cst.CSTNode, value: DatasetValue,
                  argument: cst.BaseExpression | None, function: str | None = None) -> None:
         loops = self._frame.loops if self._frame is not None else ()
-        self.consumers.append(Consumer(kind, node, value, argument, function, loops))
+        self.consumers.append(Consumer(kind, node, value, argument, function, loops, self._where))
 
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:
-        for dataset in datasets_in(value):
+        # (A loop over a list of datasets iterates the list, not the datasets.)
+        for dataset in [value] if isinstance(value, DatasetValue) else []:
             # `for x in ds.take(1)`: a look at a few elements, not a training loop.
             # (A printing loop inside another loop, an epoch loop, stands for training.)
-            peek = (_only_shows(stmt) and not (self._frame and self._frame.loops)) or all(
-                path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])
-                for path in dataset.paths)
-            self._consume("peek" if peek else "for", stmt, dataset, iter_expr)
+            bookkeeping = _bookkeeping_kind(stmt)
+            if bookkeeping == "peek" and self._frame and self._frame.loops:
+                bookkeeping = None
+            if all(path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])
+                   for path in dataset.paths):
+                bookkeeping = "peek"
+            self._consume(bookkeeping or ("eval-loop" if _evaluates(stmt) else "for"), stmt, dataset, iter_expr)

@@ -5,17 +5,20 @@ or the chain carries tf.data-only evidence; calls to local helpers are inlined.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 import libcst as cst
 
 from pipelint.model.catalogue import (
-    DATASET_METHODS, OPTIMIZER_PREFIXES, PEEKING_CALLS, TFDATA_ONLY_METHODS, TRAINING_METHODS,
+    DATASET_METHODS, OPTIMIZER_PREFIXES, PEEKING_CALLS, PROGRESS_BARS, TFDATA_ONLY_METHODS, TRAINING_METHODS,
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, dotted, find_arg, literal_int
 from pipelint.model.values import (
     LITERALS, CallSite, ClassRef, Collection, Constant, DatasetPath, DatasetValue, Keywords, ObjectValue,
     TfdsBuilder,
-    datasets_in,
+    datasets_in, merge_values,
 )
 
 
@@ -63,6 +66,10 @@ class Expressions(InterpreterState):
             key = dotted(expr)
             if key is not None and key in frame.env:
                 return frame.env[key]
+            if frame.cls is not None and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+                stored = self._self_attributes.get((frame.cls, expr.attr.value))
+                if stored is not None:  # set by another method of the class
+                    return stored
             base = self._eval(expr.value, frame)
             if isinstance(base, DatasetValue) and expr.attr.value == "element_spec":
                 self._consume("inspect", expr, base, expr.value)
@@ -88,6 +95,8 @@ class Expressions(InterpreterState):
                          else None)
                 if index is not None and -len(base.items) <= index < len(base.items):
                     return base.items[index]
+                if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+                    return base  # `parts[1:]`: some of the same items
             return None
         if isinstance(expr, (cst.Tuple, cst.List)):
             return Collection(tuple(self._eval(e.value, frame) for e in expr.elements))
@@ -187,10 +196,18 @@ class Expressions(InterpreterState):
         if qualified in PEEKING_CALLS and arg_values:
             for dataset in datasets_in(arg_values[0]):
                 self._consume("peek", call, dataset, call.args[0].value)
+        if qualified in PROGRESS_BARS and arg_values and isinstance(arg_values[0], DatasetValue):
+            return arg_values[0]  # `tqdm(ds)` iterates the dataset it wraps
         if qualified is not None:
             origin_value = self._constructor_value(call, qualified, frame, arg_values)
             if origin_value is not None:
                 return origin_value
+            if self.project is not None:
+                target = self.project.lookup(qualified, any(datasets_in(v) for v in arg_values))
+                if target is not None:
+                    return self._call_foreign(target, call, arg_values, frame)
+                if self.project.is_class(qualified):
+                    return ObjectValue(call, None, frame.loops, project_class=qualified)
         if isinstance(func, cst.Name):
             name = func.value
             self._called_names.add(name)
@@ -216,6 +233,12 @@ class Expressions(InterpreterState):
                         self._consume("pass", call, dataset, call.args[0].value)
                 if name == "enumerate" and arg_values and isinstance(arg_values[0], DatasetValue):
                     return arg_values[0]
+                if name == "zip" and arg_values and all(isinstance(v, DatasetValue) for v in arg_values):
+                    # Python's zip of datasets iterates each of them.
+                    merged = arg_values[0]
+                    for value in arg_values[1:]:
+                        merged = merged.merged(value)
+                    return merged
                 return None
             helper = frame.locals_defs.get(name) or self.functions.get(name)
             if helper is not None and name not in frame.env:
@@ -232,18 +255,48 @@ class Expressions(InterpreterState):
             if helper is not None:
                 return self._inline(helper, call, arg_values, frame, frame.cls, bound=True)
             return None
+        if isinstance(receiver_value, DatasetValue) and method == "as_numpy_iterator":
+            return receiver_value  # iterating it iterates the dataset
         if isinstance(receiver_value, DatasetValue) and method in DATASET_METHODS:
+            if method == "apply" and call.args:
+                applied = self._apply_function(call.args[0].value, receiver_value, call, frame)
+                if isinstance(applied, DatasetValue):
+                    self._apply_op(receiver_value, method, call, frame)
+                    return applied
             if method == "concatenate" and arg_values:
                 # `a.concatenate(b)`: both inputs' paths go on through the concatenation.
                 for dataset in datasets_in(arg_values[0]):
                     receiver_value = receiver_value.merged(dataset)
             return self._apply_op(receiver_value, method, call, frame)
+        if isinstance(receiver_value, Collection) and method in ("append", "extend", "insert") \
+                and arg_values and dotted(func.value) is not None:
+            # `parts.append(ds)`: the list now holds that dataset too (one merged item).
+            added = datasets_in(arg_values[-1]) if method == "extend" else [arg_values[-1]]
+            merged = None
+            for item in (*receiver_value.items, *added):
+                merged = merge_values(merged, item)
+            frame.env[dotted(func.value)] = Collection((merged,), is_mapping=True)
+            return None
+        if isinstance(receiver_value, ObjectValue) and receiver_value.project_class is not None:
+            found = self.project.method(f"{receiver_value.project_class}.{method}",
+                                        any(datasets_in(v) for v in arg_values))
+            if found is not None:
+                home, cls, helper = found
+                self._class_homes[cls] = home
+                with self._in_module(home):
+                    result = self._inline(helper, call, arg_values, frame, cls, bound=True)
+                if result is not None:
+                    return result
         if isinstance(receiver_value, ObjectValue) and receiver_value.cls is not None:
-            # `trainer.train(ds)`: a method of a class of this module, run with the call's values.
-            helper = self.methods.get(receiver_value.cls, {}).get(method)
+            # `trainer.train(ds)`: a method of the instance's class (of this module or another
+            # project module), run with the call's values.
+            home = self._class_homes.get(receiver_value.cls)
+            methods = home.methods if home is not None else self.methods
+            helper = methods.get(receiver_value.cls, {}).get(method)
             if helper is not None:
                 self._called_names.add(method)
-                result = self._inline(helper, call, arg_values, frame, receiver_value.cls, bound=True)
+                with self._in_module(home):
+                    result = self._inline(helper, call, arg_values, frame, receiver_value.cls, bound=True)
                 if result is not None:
                     return result
         if isinstance(receiver_value, TfdsBuilder) and method == "as_dataset":
@@ -272,6 +325,49 @@ class Expressions(InterpreterState):
             return ObjectValue(call, None, frame.loops, local_class=True)
         return None
 
+    def _call_foreign(self, target: tuple, call: cst.Call, arg_values: list[object], frame: Frame,
+                      positional_values: list[object] | None = None) -> object:
+        """A call into another project module: its function runs here, in its own module's names;
+        the ops it applies keep that module (`Op.where`) so that findings name it."""
+        home, node = target
+        with self._in_module(home):
+            if isinstance(node, cst.ClassDef):
+                self._class_homes[node] = home
+                return self._instantiate_class(node, call, arg_values, frame)
+            return self._inline(node, call, arg_values, frame, None, positional_values=positional_values)
+
+    def _apply_function(self, fn: cst.BaseExpression, receiver: DatasetValue, call: cst.Call,
+                        frame: Frame) -> object:
+        """`ds.apply(prepare)`: `prepare(ds)`, when `prepare` is a function of the project."""
+        if isinstance(fn, cst.Name) and fn.value not in frame.env:
+            helper = frame.locals_defs.get(fn.value) or self.functions.get(fn.value)
+            if helper is not None:
+                self._called_names.add(fn.value)
+                return self._inline(helper, call, [], frame, frame.cls, positional_values=[receiver])
+        qualified = self.qualified_name(fn)
+        target = self.project.lookup(qualified) if self.project is not None and qualified else None
+        if target is not None and isinstance(target[1], cst.FunctionDef):
+            return self._call_foreign(target, call, [], frame, positional_values=[receiver])
+        return None
+
+    @contextmanager
+    def _in_module(self, home: object | None) -> Iterator[None]:
+        """Run code of another project module (`home`; None or the current one: no change)."""
+        if home is None or home is self._where:
+            yield
+            return
+        saved = (self.imports, self.qualified_name, self.functions, self.methods, self.classes,
+                 self._local_class_names, self._module_frame, self._where)
+        self.imports, self.qualified_name = home.imports, home.imports.resolve
+        self.functions, self.methods, self.classes = home.functions, home.methods, home.classes
+        self._local_class_names, self._where = home.local_class_names, home
+        self._module_frame = Frame(env={}, function=None, cls=None, locals_defs=dict(home.functions), where=home)
+        try:
+            yield
+        finally:
+            (self.imports, self.qualified_name, self.functions, self.methods, self.classes,
+             self._local_class_names, self._module_frame, self._where) = saved
+
     def _class_ref(self, expr: cst.BaseExpression) -> ClassRef | None:
         """An optimizer class named, not called: kept so that calling the name later builds one."""
         qualified = self.qualified_name(expr)
@@ -282,8 +378,18 @@ class Expressions(InterpreterState):
 
     def _instantiate(self, name: str, call: cst.Call, arg_values: list[object], frame: Frame) -> object:
         """`MyClass(...)` for a class of this module. A subclass of `tf.data.Dataset` that builds
-        itself in `__new__` (`return tf.data.Dataset.from_generator(...)`) is that dataset."""
+        itself in `__new__` (`return tf.data.Dataset.from_generator(...)`) is that dataset. A
+        dataset handed to the constructor runs `__init__`, which may keep it on `self`."""
         cls = next((c for c in self.classes if c.name.value == name), None)
+        return self._instantiate_class(cls, call, arg_values, frame)
+
+    def _instantiate_class(self, cls: cst.ClassDef | None, call: cst.Call, arg_values: list[object],
+                           frame: Frame) -> object:
+        if cls is not None and any(datasets_in(value) for value in arg_values):
+            init = self.methods.get(cls, {}).get("__init__")
+            if init is not None:
+                self._called_names.add("__init__")
+                self._inline(init, call, arg_values, frame, cls, bound=True)
         if cls is not None:
             new = self.methods.get(cls, {}).get("__new__")
             if new is not None and any(self.qualified_name(base.value) == "tensorflow.data.Dataset"

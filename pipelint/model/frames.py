@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from pipelint.model.inference import telling_receivers
 from pipelint.model.values import ObjectValue, Op, Origin
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ class Frame:
     branch_depth: int = 0
     returns: list[object] = field(default_factory=list)
     inlined: bool = False
+    where: object | None = None  # the project module whose code this frame runs (None: this one)
 
 
 class InterpreterState:
@@ -61,6 +63,8 @@ class InterpreterState:
         self.statement_of = {} if statement_of is None else statement_of
         self._called_names: set[str] = set()
         self._inline_stack: list[cst.FunctionDef] = []
+        #: The calls being inlined, outermost first: the first is the call the module itself makes.
+        self._inline_calls: list[cst.Call] = []
         self._origin_cache: dict[cst.CSTNode, Origin] = {}
         self._op_cache: dict[cst.Call, Op] = {}
         self._scanned_chain_calls: set[cst.Call] = set()
@@ -71,6 +75,24 @@ class InterpreterState:
         self._frame: Frame | None = None  # the frame being interpreted, for consumer context
         #: The optimizer each model was compiled with (or came with), for `model.optimizer`.
         self._model_optimizers: dict[ObjectValue, ObjectValue] = {}
+        #: The other modules of the project, when the engine has an index (`pipelint.project`).
+        self.project = model.project
+        #: The project module whose code is being run (a foreign function inlined), else None.
+        self._where: object | None = getattr(model.project, "run_as", None)
+        #: What the methods of each class store on `self`, merged over every run of them: a
+        #: dataset kept in `__init__` is what another method reads.
+        self._self_attributes: dict[tuple[cst.ClassDef, str], object] = {}
+        #: The module each class of another project module lives in.
+        self._class_homes: dict[cst.ClassDef, object] = {}
+        self._receivers: frozenset[str] | None = None
+
+    @property
+    def _telling_receivers(self) -> frozenset[str]:
+        """Names some tf.data-only-ish method is called on in the text (`ds.cache(`): only such
+        a parameter can be a dataset by its use (`inference`), a cheap test before the walk."""
+        if self._receivers is None:
+            self._receivers = telling_receivers(self.model.source)
+        return self._receivers
 
     def _locate(self, *nodes: cst.CSTNode) -> None:
         top = self._top

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model.catalogue import ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, is_random_name
+from pipelint.model.catalogue import (
+    DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, is_random_name,
+)
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, block_body, find_arg
 from pipelint.model.values import Collection, FunctionFacts, ObjectValue
@@ -94,13 +96,57 @@ class MappedFunctions(InterpreterState):
         wrapped_randomness = self._wrapped_randomness(py_function) if depth == 0 else None
         # Only what is written at the call: a partial's bound arguments change what it returns.
         returned = returned_expression(fn, self.functions) if depth == 0 and not partial else None
-        elementwise = shape_bound = False
+        elementwise = shape_bound = trivial = False
         if returned is not None:
             inner_calls = collector if returned is body else CallCollector.of(returned)
             elementwise = all(self.qualified_name(c.func) in ELEMENTWISE_CALLS for c in inner_calls.calls)
             shape_bound = self._shape_bound(inner_calls)
+            trivial = self._picks_or_casts(returned)
+        elif depth == 0 and not partial and isinstance(body, cst.FunctionDef) and not body.decorators:
+            trivial = self._only_picks_or_casts(body)
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
-                             elementwise, shape_bound)
+                             elementwise, shape_bound, trivial)
+
+    def _only_picks_or_casts(self, func: cst.FunctionDef) -> bool:
+        """A def whose statements only name such expressions and return one
+        (`image = tf.cast(image, tf.float32) / 255.0; return image, label`)."""
+        statements = block_body(func.body)
+        if statements and isinstance(statements[0], cst.SimpleStatementLine) and \
+                isinstance(statements[0].body[0], cst.Expr) and \
+                isinstance(statements[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            statements = statements[1:]  # docstring
+        if not statements or not all(isinstance(stmt, cst.SimpleStatementLine) for stmt in statements):
+            return False
+        smalls = [small for stmt in statements for small in stmt.body]
+        *steps, last = smalls
+        return (isinstance(last, cst.Return) and last.value is not None and self._picks_or_casts(last.value)
+                and all(isinstance(step, cst.Assign) and all(isinstance(t.target, cst.Name) for t in step.targets)
+                        and self._picks_or_casts(step.value) for step in steps))
+
+    def _picks_or_casts(self, expr: cst.BaseExpression) -> bool:
+        """Is `expr` made only of names, their items/attributes, tuples, dicts, casts, and a division
+        (or a product) by a number?"""
+        if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+            return True
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(not isinstance(e, cst.StarredElement) and self._picks_or_casts(e.value)
+                       for e in expr.elements)
+        if isinstance(expr, cst.Dict):
+            return all(isinstance(e, cst.DictElement) and self._picks_or_casts(e.value) for e in expr.elements)
+        if isinstance(expr, cst.Subscript):
+            return self._picks_or_casts(expr.value) and all(
+                isinstance(e.slice, cst.Index) and isinstance(e.slice.value, (cst.SimpleString, cst.Integer))
+                for e in expr.slice)
+        if isinstance(expr, cst.Attribute):
+            return self._picks_or_casts(expr.value)
+        if isinstance(expr, cst.BinaryOperation):  # normalizing: `/ 255`, `* 0.5`
+            return ((isinstance(expr.operator, cst.Divide) and isinstance(expr.right, (cst.Integer, cst.Float))
+                     or isinstance(expr.operator, cst.Multiply) and isinstance(expr.right, cst.Float))
+                    and self._picks_or_casts(expr.left))
+        if isinstance(expr, cst.Call):
+            return (self.qualified_name(expr.func) in DTYPE_AND_SHAPE_CALLS and bool(expr.args)
+                    and self._picks_or_casts(expr.args[0].value))
+        return False
 
     def _wrapped_randomness(self, wrapper: cst.Call | None) -> cst.CSTNode | None:
         """Randomness in the module-level function a `py_function`/`numpy_function` wraps (one

@@ -10,8 +10,11 @@ from pipelint.model.syntax import dotted
 class ImportTable:
     """Local name -> qualified name, from every import in the module (at any depth)."""
 
-    def __init__(self) -> None:
+    def __init__(self, package: str | None = None) -> None:
         self.names: dict[str, str] = {}
+        #: The package the module is in, when a project index knows it: relative imports then
+        #: resolve to the project's own modules (without it they are left out).
+        self.package = package
 
     def add(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.Import):
@@ -25,9 +28,12 @@ class ImportTable:
                     top = full.split(".", 1)[0]
                     self.names.setdefault(top, top)
             return
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar):
             return
-        module = dotted(node.module)
+        if node.relative:
+            module = self._absolute(len(node.relative), dotted(node.module) if node.module else "")
+        else:
+            module = dotted(node.module) if node.module is not None else None
         if not module:
             return
         for alias in node.names:
@@ -38,6 +44,16 @@ class ImportTable:
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
             self.names[local] = f"{module}.{name}"
+
+    def _absolute(self, level: int, name: str | None) -> str | None:
+        """`from ..x import y` in package `a.b.c`: `a.b.x` (as importlib resolves it)."""
+        if self.package is None or name is None:
+            return None
+        parts = self.package.split(".") if self.package else []
+        if level - 1 > len(parts) or (level - 1 == len(parts) and not name):
+            return None
+        base = parts[:len(parts) - (level - 1)]
+        return ".".join([*base, name] if name else base) or None
 
     def resolve(self, expr: cst.BaseExpression) -> str | None:
         """The canonical qualified name of a dotted expression rooted at an imported name."""

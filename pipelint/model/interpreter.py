@@ -19,6 +19,7 @@ from pipelint.model.syntax import all_params, block_body, blocks_of, dotted, unq
 from pipelint.model.values import (
     LITERALS, Collection, Constant, DatasetPath, DatasetValue, ObjectValue, datasets_in, merge_values,
 )
+from pipelint.model.inference import dataset_parameters_by_use
 
 
 class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
@@ -27,7 +28,7 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
     def run(self) -> None:
         module = self.module
         self._collect_definitions(module.body, None)
-        top = Frame(env={}, function=None, cls=None, locals_defs=dict(self.functions))
+        top = Frame(env={}, function=None, cls=None, locals_defs=dict(self.functions), where=self._where)
         self._module_frame = top
         for stmt in module.body:
             self._top = stmt
@@ -96,14 +97,15 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             frame.locals_defs[stmt.name.value] = stmt
             for decorator in stmt.decorators:
                 self._eval(decorator.decorator, frame)
-            if not frame.inlined:
+            if not frame.inlined and (self.project is None or self.project.runs(
+                    f"{frame.cls.name.value}.{stmt.name.value}" if frame.cls is not None else stmt.name.value)):
                 self._run_function(stmt, frame.cls, frame)
         elif isinstance(stmt, cst.ClassDef):
             for base in stmt.bases:
                 self._eval(base.value, frame)
             if not frame.inlined:
                 inner = Frame(env=dict(frame.env), function=None, cls=stmt,
-                               locals_defs=dict(frame.locals_defs), loops=frame.loops)
+                               locals_defs=dict(frame.locals_defs), loops=frame.loops, where=frame.where)
                 self._run_block(block_body(stmt.body), inner)
         elif isinstance(stmt, cst.If):
             self._run_if(stmt, frame)
@@ -129,6 +131,9 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             value = self._eval(small.value, frame)
             for target in small.targets:
                 self._bind(target.target, value, frame, small.value)
+            op = self._op_cache.get(small.value) if isinstance(small.value, cst.Call) else None
+            if op is not None and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                self.model.bindings.setdefault(op, (small.targets[0].target.value, frame.function is None))
         elif isinstance(small, cst.AnnAssign):
             if small.value is not None:
                 value = self._eval(small.value, frame)
@@ -206,7 +211,12 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
         frame.loops = frame.loops + (stmt,)
         frame.branch_depth += 1
         if isinstance(stmt, cst.For):
-            self._bind(stmt.target, None, frame)
+            # `for part in parts:` over a list of datasets: each item is one of them.
+            item = None
+            if isinstance(iterable, Collection):
+                for element in iterable.items:
+                    item = merge_values(item, element)
+            self._bind(stmt.target, item, frame)
         self._run_block(block_body(stmt.body), frame)
         frame.branch_depth -= 1
         frame.loops = frame.loops[:-1]
@@ -226,9 +236,22 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
     def _run_function(self, func: cst.FunctionDef, cls: cst.ClassDef | None, outer: Frame) -> None:
         env = dict(outer.env)
         self._locate(*all_params(func.params))
+        # Datasets that callers in other project modules hand to this function.
+        seeds = self.project.seeds(f"{cls.name.value}.{func.name.value}" if cls else func.name.value) \
+            if self.project is not None else {}
+        inferred = None
         for param in all_params(func.params):
-            env[param.name.value] = self._parameter_value(param, owner=func.name.value)
-        frame = Frame(env=env, function=func, cls=cls, locals_defs=dict(outer.locals_defs))
+            value = self._parameter_value(param, owner=func.name.value)
+            if param.name.value in seeds:
+                value = merge_values(value, seeds[param.name.value])
+            if value is None and param.name.value in self._telling_receivers:
+                if inferred is None:
+                    inferred = dataset_parameters_by_use(func)
+                if param.name.value in inferred:
+                    value = DatasetValue((DatasetPath(self._origin(
+                        param, "parameter", parameter_of=func.name.value, inferred=True), ()),))
+            env[param.name.value] = value
+        frame = Frame(env=env, function=func, cls=cls, locals_defs=dict(outer.locals_defs), where=outer.where)
         self._collect_nested(func, frame)
         self._run_block(block_body(func.body), frame)
         self._frame = outer
@@ -237,6 +260,20 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
         for stmt in block_body(func.body):
             if isinstance(stmt, cst.FunctionDef):
                 frame.locals_defs[stmt.name.value] = stmt
+
+    def _record_seeds(self, helper: cst.FunctionDef, cls: cst.ClassDef | None, env: dict[str, object]) -> None:
+        """Run as a caller of another project module (`project.recording`): keep the datasets
+        that module's functions receive here, for that module's own check."""
+        project = self.project
+        if project is None or project.recording is None or self._where is None \
+                or getattr(self._where, "name", None) != project.recording:
+            return
+        qualified = f"{cls.name.value}.{helper.name.value}" if cls is not None else helper.name.value
+        received = self.model.seeds.setdefault(qualified, {})
+        for param in all_params(helper.params):
+            value = env.get(param.name.value)
+            if datasets_in(value):
+                received[param.name.value] = merge_values(received.get(param.name.value), value)
 
     def _parameter_value(self, param: cst.Param, owner: str | None = None) -> object:
         if param.annotation is not None:
@@ -267,11 +304,19 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             key = dotted(target)
             if key:
                 frame.env[key] = value
+            if (frame.cls is not None and isinstance(target.value, cst.Name) and target.value.value == "self"
+                    and datasets_in(value)):
+                # Kept on the instance: every method of the class may read it later.
+                slot = (frame.cls, target.attr.value)
+                self._self_attributes[slot] = merge_values(self._self_attributes.get(slot), value)
         elif isinstance(target, cst.Subscript):
             self._eval(target.value, frame)
 
     def _inline(self, helper: cst.FunctionDef, call: cst.Call, arg_values: list[object],
-                frame: Frame, cls: cst.ClassDef | None, bound: bool = False) -> object:
+                frame: Frame, cls: cst.ClassDef | None, bound: bool = False,
+                positional_values: list[object] | None = None) -> object:
+        """Run `helper` for this call. `positional_values`, when given, are its arguments
+        instead of the call's (`ds.apply(prepare)` calls `prepare(ds)`)."""
         if helper in self._inline_stack or len(self._inline_stack) >= MAX_INLINE_DEPTH:
             return None
         params = all_params(helper.params)
@@ -279,12 +324,17 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             params = params[1:]
         # A helper sees the module's globals as they stand at the call, then its parameters.
         env: dict[str, object] = dict(self._module_frame.env) if self._module_frame else {}
-        positional = [(a, v) for a, v in zip(call.args, arg_values) if a.keyword is None and not a.star]
-        for param, (_, value) in zip(params, positional):
-            env[param.name.value] = value
-        for arg, value in zip(call.args, arg_values):
-            if arg.keyword is not None:
-                env[arg.keyword.value] = value
+        if positional_values is not None:
+            for param, value in zip(params, positional_values):
+                env[param.name.value] = value
+        else:
+            positional = [(a, v) for a, v in zip(call.args, arg_values) if a.keyword is None and not a.star]
+            for param, (_, value) in zip(params, positional):
+                env[param.name.value] = value
+            for arg, value in zip(call.args, arg_values):
+                if arg.keyword is not None:
+                    env[arg.keyword.value] = value
+        self._record_seeds(helper, cls, env)
         for param in params:
             if param.name.value not in env:
                 default = param.default
@@ -292,15 +342,19 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
                     env[param.name.value] = LITERALS[default.value]
                 else:
                     env[param.name.value] = self._parameter_value(param)
-        inner = Frame(env=env, function=helper, cls=cls, locals_defs=dict(frame.locals_defs),
+        # A function of another module sees that module's functions, not the caller's.
+        locals_defs = dict(frame.locals_defs) if frame.where is self._where else dict(self.functions)
+        inner = Frame(env=env, function=helper, cls=cls, locals_defs=locals_defs,
                        loops=frame.loops, arms=frame.arms, branch_depth=frame.branch_depth,
-                       inlined=True)
+                       inlined=True, where=self._where)
         self._collect_nested(helper, inner)
         self._inline_stack.append(helper)
+        self._inline_calls.append(call)
         try:
             self._run_block(block_body(helper.body), inner)
         finally:
             self._inline_stack.pop()
+            self._inline_calls.pop()
             self._frame = frame
         result: object = None
         for value in inner.returns:

@@ -58,7 +58,8 @@ class KerasFacts(InterpreterState):
         optimizer = optimizers[0] if optimizers else None
         if model is not None and optimizer is not None:
             self._model_optimizers.setdefault(model, optimizer)
-        self.compiles.append(CompileSite(call, model, optimizer, frame.loops, frame.arms, optimizers))
+        via = self._inline_calls[0] if self._inline_calls else None
+        self.compiles.append(CompileSite(call, model, optimizer, frame.loops, frame.arms, optimizers, via))
 
     def _optimizer_of(self, model: ObjectValue, frame: Frame) -> ObjectValue:
         """`model.optimizer`: the object compiled into `model` here, else the one it came with."""

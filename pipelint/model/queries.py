@@ -13,11 +13,13 @@ what keeps pandas `.map`, Spark `.cache()` and a user's own `Batcher.batch()` si
 """
 from __future__ import annotations
 
+import io
+import tokenize
 from typing import Iterator
 
 import libcst as cst
 
-from pipelint.model.catalogue import canonical
+from pipelint.model.catalogue import DATASET_METHODS, canonical
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
@@ -25,12 +27,40 @@ from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
 
 
+def names_only_bound_or_chained(source: str) -> set[str]:
+    """The names whose every mention is `name = ...` or `name.<dataset method>(`."""
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                  if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                                    tokenize.DEDENT)]
+    except (tokenize.TokenError, SyntaxError):
+        return set()
+    seen: set[str] = set()
+    used: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.type != tokenize.NAME:
+            continue
+        seen.add(token.string)
+        after = [t.string for t in tokens[index + 1:index + 4]]
+        previous = tokens[index - 1].string if index else ""
+        if previous == ".":
+            continue  # an attribute, not the name
+        if after[:1] == ["="]:
+            continue
+        if len(after) == 3 and after[0] == "." and after[1] in DATASET_METHODS and after[2] == "(":
+            continue
+        used.add(token.string)
+    return seen - used
+
+
 class PipelineModel(KerasQueries):
     """Built once per module by `PipelineModel.build(module)`; read by every rule."""
 
-    def __init__(self, module: cst.Module, source: str | None = None) -> None:
+    def __init__(self, module: cst.Module, source: str | None = None, project: object | None = None) -> None:
         self.module = module
-        self.imports = ImportTable()
+        #: This module's view of the project index (`pipelint.project.ModuleView`), or None.
+        self.project = project
+        self.imports = ImportTable(getattr(project, "package", None))
         self.op_sites: dict[cst.Call, OpSite] = {}
         self.consumers: list[Consumer] = []
         self.origins: list[Origin] = []
@@ -43,14 +73,26 @@ class PipelineModel(KerasQueries):
         #: What each function's own run saw: the expressions it returns, the attributes it sets.
         self.returns: dict[cst.FunctionDef, list[cst.BaseExpression]] = {}
         self.assigned_attributes: dict[cst.FunctionDef, list[cst.Attribute]] = {}
+        #: The name each op's chain is bound to (`name = ds.map(f)`), and whether that binding is a
+        #: module-level one (which another module may import).
+        self.bindings: dict[Op, tuple[str, bool]] = {}
+        #: A notebook: nothing imports its names (set by the engine).
+        self.notebook = False
+        self._dropped: dict[Op, bool] = {}
+        self._unused_names: set[str] | None = None
+        #: Run as a caller of another project module: the datasets each of that module's
+        #: functions received here, by qualified name (`Class.method`) and parameter.
+        self.seeds: dict[str, dict[str, object]] = {}
         self._source = source
 
     @classmethod
     def build(cls, module: cst.Module, source: str | None = None,
-              statement_of: dict[cst.CSTNode, cst.CSTNode] | None = None) -> "PipelineModel":
+              statement_of: dict[cst.CSTNode, cst.CSTNode] | None = None,
+              project: object | None = None) -> "PipelineModel":
         """Interpret `module` once. `statement_of`, when given, is filled with the top-level
-        statement holding each node a rule may report (see `pipelint.positions`)."""
-        model = cls(module, source)
+        statement holding each node a rule may report (see `pipelint.positions`). `project`:
+        the module's view of the project index, so that calls into other modules are followed."""
+        model = cls(module, source, project)
         Interpreter(model, statement_of).run()
         return model
 
@@ -86,9 +128,42 @@ class PipelineModel(KerasQueries):
         return None
 
     def ops(self, *names: str) -> Iterator[OpSite]:
+        """This module's op sites (ops in other project modules are only on the paths), less those
+        whose datasets are built and dropped: nothing ever reads them, so no finding there matters."""
         for site in self.op_sites.values():
-            if not names or site.op.name in names:
+            if (not names or site.op.name in names) and site.op.where is None and not self.dropped(site.op):
                 yield site
+
+    def dropped(self, op: Op) -> bool:
+        """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the
+        module never mentions again except to rebind it or to call dataset methods on it (the
+        results of which are dropped too), and that name is a function's local or a notebook's."""
+        known = self._dropped.get(op)
+        if known is None:
+            self._dropped[op] = False  # (a cycle through `continuations` reads as "used")
+            known = self._dropped[op] = self._is_dropped(op)
+        return known
+
+    def _is_dropped(self, op: Op) -> bool:
+        if self.consumers_of(op):
+            return False
+        following = [site.op for site in self.op_sites.values()
+                     if any(op in prefix.ops for prefix in site.prefixes)]
+        binding = self.bindings.get(op)
+        if binding is None:
+            # A link inside a chain (`a.map(f).batch(n)`): dropped with everything built on it.
+            return bool(following) and all(self.dropped(later) for later in following)
+        name, module_level = binding
+        if (module_level and not self.notebook) or name not in self._names_never_used():
+            return False
+        return all(self.dropped(later) for later in following)
+
+    def _names_never_used(self) -> set[str]:
+        """Names that appear only as a plain assignment target or as the receiver of a dataset
+        method call (`ds = ...`, `ds.map(`): read from the tokens, so any other mention counts."""
+        if self._unused_names is None:
+            self._unused_names = names_only_bound_or_chained(self.source)
+        return self._unused_names
 
     def service_hand_offs(self) -> Iterator[tuple[ServiceHandOff, OpSite]]:
         """Each `apply(tf.data.experimental.service.distribute(...))` with its op site: the

@@ -29,6 +29,9 @@ class FunctionFacts:
     elementwise: bool = False
     #: `returned` depends on the element's shape (`reshape`, indexing): it would change on a batch.
     shape_bound: bool = False
+    #: The function only picks parts of the element, casts, reshapes or one-hot encodes them, or
+    #: scales them by a constant (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`).
+    trivial: bool = False
 
 
 @dataclass(eq=False)
@@ -40,6 +43,9 @@ class Op:
     conditional: bool
     facts: FunctionFacts = field(default_factory=FunctionFacts)
     implicit: bool = False  # done inside a constructor (Keras directory helpers), not written
+    #: The other project module whose code holds the call (`pipelint.project.ForeignModule`);
+    #: None for this module. Rules never report there; the engine names it in messages.
+    where: object | None = None
 
     @property
     def name_node(self) -> cst.CSTNode:
@@ -74,6 +80,9 @@ class Origin:
     implicit_ops: tuple[Op, ...] = ()
     #: Set when the dataset is a parameter of this function, seen in the function's own run.
     parameter_of: str | None = None
+    #: A parameter taken for a dataset only because of how the function uses it.
+    inferred: bool = False
+    where: object | None = None  # as `Op.where`
 
     @property
     def is_file_source(self) -> bool:
@@ -157,6 +166,9 @@ class ObjectValue:
     #: For `model.optimizer` read off a model the module never compiled here (a loaded or
     #: cloned-from model): that model. The optimizer belongs to it.
     owner: "ObjectValue | None" = None
+    #: An instance of a class of another project module, not followed when it was made (its
+    #: methods are, when called with datasets or returning them): the class's qualified name.
+    project_class: str | None = None
 
 
 @dataclass(frozen=True)
@@ -202,12 +214,13 @@ LOOKS = frozenset({"peek", "inspect"})
 #: Uses that never train on the data: the order of examples does not matter to them. (A full
 #: `pass` over the data, `list(ds)` or a comprehension, is not among them: it may be compared
 #: with something in order.)
-NOT_TRAINING = LOOKS | {"adapt", "validation", "evaluate", "predict"}
+NOT_TRAINING = LOOKS | {"adapt", "validation", "evaluate", "predict", "eval-loop"}
 
 
 @dataclass(eq=False)
 class Consumer:
-    #: fit, evaluate, predict, validation (`validation_data`), for, iter, distribute, return, and
+    #: fit, evaluate, predict, validation (`validation_data`), for, eval-loop (a `for` whose body
+    #: evaluates: `test_step`, `model(x, training=False)`), iter, distribute, return, and
     #: peek (`next(iter(ds))`, a `for` over `ds.take(n)` with a small n, a loop that only prints,
     #: `tfds.as_dataframe`), inspect (`ds.element_spec`, `ds.cardinality()`), pass (`list(ds)`, a
     #: comprehension over it) and adapt (`layer.adapt(ds)`).
@@ -217,6 +230,7 @@ class Consumer:
     argument: cst.BaseExpression | None = None  # the expression that carried the dataset
     function: str | None = None  # for `return`: the enclosing function's name
     loops: tuple[cst.CSTNode, ...] = ()  # loops around the consumer (a `for` consumer excluded)
+    where: object | None = None  # as `Op.where`
 
 
 @dataclass(eq=False)
@@ -230,6 +244,8 @@ class CompileSite:
     arms: tuple[tuple[cst.CSTNode, int], ...] = ()
     #: Every optimizer object passed (`optimizer=[opt_a, opt_b]` gives two), first one first.
     optimizers: tuple[ObjectValue, ...] = ()
+    #: When the compile runs inside a helper the interpreter inlined: the module's own call to it.
+    via: cst.Call | None = None
 
     def exclusive_with(self, other: "CompileSite") -> bool:
         mine = dict(self.arms)

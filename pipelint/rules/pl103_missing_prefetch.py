@@ -10,13 +10,17 @@ from pipelint.rules.rewrite import append_call
 
 # Where each parallel-capable method takes `num_parallel_calls` positionally.
 _PARALLEL_POSITION = {"map": 1, "interleave": 3, "batch": 2}
-_TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "for", "iter",
-                                 "distribute", "return"})
+_TRAINING_CONSUMERS = frozenset({"fit", "evaluate", "predict", "validation", "for", "eval-loop", "iter",
+                                 "return"})
 
 
 def _is_parallel(op: Op) -> bool:
     position = _PARALLEL_POSITION.get(op.name)
     return position is not None and not op.implicit and op.arg("num_parallel_calls", position) is not None
+
+
+# Ops that add no work per element: a prefetch followed only by these still ends the pipeline.
+_PASS_THROUGH = frozenset({"with_options", "take", "skip", "repeat", "assert_cardinality"})
 
 
 def _trimmed(path: DatasetPath) -> tuple[Op, ...]:
@@ -27,10 +31,21 @@ def _trimmed(path: DatasetPath) -> tuple[Op, ...]:
     return ops
 
 
+def _stages(ops: tuple[Op, ...]) -> tuple[Op, ...]:
+    """`ops` without the trailing pass-through ops (`.prefetch(2).take(1).repeat()` ends in prefetch)."""
+    while ops and ops[-1].name in _PASS_THROUGH:
+        ops = ops[:-1]
+    return ops
+
+
 def _ends_well(path: DatasetPath) -> bool:
-    """Does this path already end in a prefetch, or in a stage that buffers on its own?"""
-    ops = _trimmed(path)
-    if all(op.name in COMBINER_OPS for op in ops):  # no ops, or only zips of bare sources
+    """Does this path already end in a prefetch, or in a stage that buffers on its own? A `zip`
+    (or another combiner) ends well when the input before it does: the inputs' own prefetches
+    overlap their work with the consumer."""
+    ops = _stages(path.all_ops())
+    while ops and ops[-1].name in COMBINER_OPS:
+        ops = _stages(ops[:-1])
+    if not ops:
         # A bare parameter or an unidentified root: its producer may well have prefetched it.
         # A bare in-memory source (`for epoch in tf.data.Dataset.range(n)`) has no work to overlap.
         return path.origin.kind in ("parameter", "unknown") or path.origin.kind in IN_MEMORY_SOURCES
@@ -40,6 +55,22 @@ def _ends_well(path: DatasetPath) -> bool:
     if last.name == "apply":
         return True  # an opaque transformation: it may end in prefetch itself
     return _is_parallel(last)
+
+
+def _misplaced_prefetch(path: DatasetPath) -> bool:
+    """A written `prefetch` with more stages after it: PL104 reports that one spot."""
+    return any(op.name == "prefetch" and not op.implicit for op in _stages(path.all_ops()))
+
+
+def _anchor_op(stages: tuple[Op, ...]) -> Op:
+    """Where the finding goes: the pipeline's last `batch` (its output is what the model waits for)
+    unless a combiner or an `unbatch` comes after it, else the last stage."""
+    for op in reversed(stages):
+        if op.name in COMBINER_OPS or op.name == "unbatch":
+            break
+        if op.name in BATCH_METHODS and not op.implicit:
+            return op
+    return stages[-1]
 
 
 def _origin_name_node(origin: Origin) -> cst.CSTNode:
@@ -57,13 +88,18 @@ class MissingPrefetch(Rule):
     docs = """\
 ## What it does
 Flags a `tf.data` pipeline that is consumed for training or inference (`fit`, `evaluate`,
-`predict`, `validation_data`, a `for` loop or `iter`, `experimental_distribute_dataset`, or a
+`predict`, `validation_data`, a `for` loop or `iter`, or a
 batched dataset returned to a caller) when none of its control-flow paths ends in `prefetch`.
 The implicit `prefetch` of the Keras `*_dataset_from_directory` helpers counts when nothing
 follows it. A pipeline whose last stage is already asynchronous (`map`, `interleave` or `batch`
 with `num_parallel_calls`: it buffers its own output) is not
 flagged, and neither is a `for`/`iter` over `ds.take(n)` (a peek, not a training loop). A
-`prefetch` followed by more transformations does not count as the end (PL104 reports those).
+`prefetch` followed by more transformations is PL104's finding (reported there, once); a `prefetch`
+followed only by ops that do no work per element (`take`, `skip`, `repeat`, `with_options`) ends
+the pipeline, and so does a `zip` of inputs that each end in `prefetch`. The finding sits on the
+pipeline's last `batch`, whose output the model waits for; the fix appends `prefetch` at the end.
+A dataset handed to `strategy.experimental_distribute_dataset` is left alone: the distributed
+dataset prefetches to the devices itself (PL602 covers the order of the two).
 
 ## Why is this bad?
 Without a final `prefetch` the producer and the consumer take turns: while the model runs a step
@@ -154,6 +190,26 @@ when autotuning or that rewrite is off, and documents it.
         df = pd.read_csv('a.csv').dropna()
         LinearRegression().fit(df[['x']], df['y'])
         """,
+        # a prefetch that is not last is PL104's finding, reported once
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(64).prefetch(tf.data.AUTOTUNE).batch(8)
+        model.fit(ds)
+        """,
+        # a prefetch followed only by pass-through ops still ends the pipeline
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).batch(8).prefetch(2).take(100).repeat()
+        model.fit(ds, steps_per_epoch=10)
+        """,
+        # zip of inputs that each end in prefetch: their work overlaps already
+        """
+        import tensorflow as tf
+        images = tf.data.TFRecordDataset(['a']).batch(8).prefetch(tf.data.AUTOTUNE)
+        labels = tf.data.TFRecordDataset(['b']).batch(8).prefetch(tf.data.AUTOTUNE)
+        for x, y in tf.data.Dataset.zip((images, labels)):
+            train_step(x, y)
+        """,
         # a helper that transforms a dataset it was given: an intermediate stage
         """
         import tensorflow as tf
@@ -224,15 +280,39 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(train)
             """,
         ),
-        # a prefetch that is not last does not count (PL104 moves it; no fix here)
+        # the last batch is where the finding goes; the prefetch goes at the very end
         Invalid(
             """
             import tensorflow as tf
-            ds = tf.data.Dataset.range(64).prefetch(tf.data.AUTOTUNE).batch(8)
+            ds = tf.data.TFRecordDataset(['a']).batch(32).map(parse_batch)
             model.fit(ds)
             """,
-            line=2, column=59, end_column=64,
+            line=2, column=37, end_column=42,
             message="dataset fed to `fit` does not end in `prefetch`",
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(['a']).batch(32).map(parse_batch).prefetch(tf.data.AUTOTUNE)
+            model.fit(ds)
+            """,
+        ),
+        # a zip of inputs that are not prefetched
+        Invalid(
+            """
+            import tensorflow as tf
+            images = tf.data.TFRecordDataset(['a']).map(parse)
+            labels = tf.data.TFRecordDataset(['b']).map(parse)
+            ds = tf.data.Dataset.zip((images, labels)).batch(32)
+            model.fit(ds)
+            """,
+            line=4, column=44, end_column=49,
+            message="dataset fed to `fit` does not end in `prefetch`",
+            fixed="""
+            import tensorflow as tf
+            images = tf.data.TFRecordDataset(['a']).map(parse)
+            labels = tf.data.TFRecordDataset(['b']).map(parse)
+            ds = tf.data.Dataset.zip((images, labels)).batch(32).prefetch(tf.data.AUTOTUNE)
+            model.fit(ds)
+            """,
         ),
         # a custom training loop
         Invalid(
@@ -253,6 +333,23 @@ when autotuning or that rewrite is off, and documents it.
             ds = ds.shuffle(1024).batch(128).prefetch(tf.data.AUTOTUNE)
             for step, batch in enumerate(ds):
                 train_step(batch)
+            """,
+        ),
+        # an evaluation loop is named as such
+        Invalid(
+            """
+            import tensorflow as tf
+            test = tf.data.TFRecordDataset(['t']).map(parse).batch(64)
+            for x, y in test:
+                test_step(x, y)
+            """,
+            line=2, column=50, end_column=55,
+            message="dataset fed to an evaluation loop does not end in `prefetch`",
+            fixed="""
+            import tensorflow as tf
+            test = tf.data.TFRecordDataset(['t']).map(parse).batch(64).prefetch(tf.data.AUTOTUNE)
+            for x, y in test:
+                test_step(x, y)
             """,
         ),
         # a batched dataset handed to an unknown caller
@@ -323,9 +420,9 @@ when autotuning or that rewrite is off, and documents it.
             if consumer.kind not in _TRAINING_CONSUMERS:
                 continue
             paths = consumer.value.paths
-            if not paths or any(_ends_well(path) for path in paths):
+            if not paths or any(_ends_well(path) or _misplaced_prefetch(path) for path in paths):
                 continue
-            if consumer.kind in ("for", "iter"):
+            if consumer.kind in ("for", "eval-loop", "iter"):
                 if consumer.kind == "iter" and consumer.node in next_args:
                     continue  # `next(iter(ds))`: one element, not a loop
                 if any(_trimmed(p) and _trimmed(p)[-1].name == "take" for p in paths):
@@ -336,6 +433,7 @@ when autotuning or that rewrite is off, and documents it.
                 continue  # an unbatched or pass-through stage: the caller finishes the pipeline
             where = "`validation_data`" if consumer.kind == "validation" else (
                 "a training loop" if consumer.kind in ("for", "iter") else
+                "an evaluation loop" if consumer.kind == "eval-loop" else
                 "a caller" if consumer.kind == "return" else f"`{consumer.kind}`")
             message = (
                 f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "
@@ -343,14 +441,15 @@ when autotuning or that rewrite is off, and documents it.
                 "`.prefetch(tf.data.AUTOTUNE)` to make the overlap explicit"
             )
             for path in paths:
-                ops = _trimmed(path)
+                ops = _stages(path.all_ops())
                 last = ops[-1] if ops else None
-                key = id(last.call if last is not None and not last.implicit else path.origin.node)
+                anchor = _anchor_op(ops) if ops else None
+                key = id(anchor.call if anchor is not None and not anchor.implicit else path.origin.node)
                 if key in reported:
                     continue
                 reported.add(key)
-                if last is not None and not last.implicit:
-                    node: cst.CSTNode = last.name_node
+                if anchor is not None and not anchor.implicit:
+                    node: cst.CSTNode = anchor.name_node
                     target = self._fix_target_op(ctx, last, path)
                 else:
                     node = _origin_name_node(path.origin)

@@ -18,7 +18,8 @@ class PyFunctionInMap(Rule):
 ## What it does
 Flags `map`, `interleave`, `flat_map` and `filter` calls whose function (a lambda, a local
 `def`, a `functools.partial` of one, or a helper it calls) uses `tf.py_function`,
-`tf.numpy_function` or `tf.compat.v1.py_func`.
+`tf.numpy_function` or `tf.compat.v1.py_func`. The finding sits on the `py_function` call, where
+the rewrite goes, once however many pipelines map that function.
 
 ## Why is this bad?
 These ops call back into the Python interpreter for every element. The callbacks hold the GIL, so
@@ -87,7 +88,7 @@ No automatic fix.
 
             ds = tf.data.Dataset.list_files('*.npy').map(load, num_parallel_calls=tf.data.AUTOTUNE)
             """,
-            line=7, column=42, end_column=45,
+            line=5, column=12, end_column=29,
             message="`tf.numpy_function` in the `map` function runs Python under the GIL",
         ),
         Invalid(
@@ -96,7 +97,7 @@ No automatic fix.
             ds = tf.data.TextLineDataset('a.txt')
             ds = ds.filter(lambda line: tf.py_function(lambda s: len(s.numpy()) > 3, [line], tf.bool))
             """,
-            line=3, column=9, end_column=15,
+            line=3, column=29, end_column=43,
             message="`tf.py_function` in the `filter` function runs Python under the GIL",
         ),
         Invalid(
@@ -111,7 +112,7 @@ No automatic fix.
             train = keras.utils.image_dataset_from_directory('images/')
             train = train.map(augment, num_parallel_calls=tf.data.AUTOTUNE)
             """,
-            line=9, column=15, end_column=18,
+            line=5, column=9, end_column=23,
             message="`tf.py_function` in the `map` function runs Python under the GIL",
         ),
         Invalid(
@@ -124,7 +125,7 @@ No automatic fix.
 
             ds = tf.data.TFRecordDataset(files).map(functools.partial(parse, size=64))
             """,
-            line=7, column=37, end_column=40,
+            line=5, column=12, end_column=29,
             message="`tf.numpy_function` in the `map` function runs Python under the GIL",
         ),
         # through a decorator of this module
@@ -143,19 +144,23 @@ No automatic fix.
 
             ds = tf.data.Dataset.range(8).map(slow)
             """,
-            line=12, column=31, end_column=34,
+            line=5, column=16, end_column=30,
             message="`tf.py_function` in the `map` function",
         ),
     )
 
     def check(self, ctx: RuleContext) -> None:
+        reported: set[int] = set()
         for site in ctx.model.ops("map", "interleave", "flat_map", "filter"):
             call = site.op.facts.py_function
             if call is None or ctx.model.only_used_for(site.op, LOOKS):
                 continue  # (a dataset only looked at runs the function a few times)
+            if id(call) in reported:
+                continue  # one helper mapped twice: one finding where the rewrite goes
+            reported.add(id(call))
             name = _SHORT_NAMES.get(ctx.model.qualified_name(call.func) or "", "tf.py_function")
             ctx.report(
-                site.op.name_node,
+                call.func,
                 f"`{name}` in the `{site.op.name}` function runs Python under the GIL, serially "
                 "whatever `num_parallel_calls` says; use TensorFlow ops instead",
             )

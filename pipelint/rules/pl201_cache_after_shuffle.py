@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import NOT_TRAINING, Op, batch_states, literal_int
+from pipelint.model import FILE_ORDER_SHUFFLES, NOT_TRAINING, Op, batch_states, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -66,6 +66,12 @@ a file-backed cache written by the old order must be rebuilt.
 - https://www.tensorflow.org/guide/data_performance#caching
 """
     VALID = (
+        # tfds' shuffle_files and list_files reorder files, not examples
+        """
+        import tensorflow_datasets as tfds
+        train = tfds.load('imdb_reviews', split='train', shuffle_files=True).cache()
+        model.fit(train.batch(32), epochs=10)
+        """,
         # shuffle after cache: a new order every epoch
         """
         import tensorflow as tf
@@ -187,6 +193,8 @@ a file-backed cache written by the old order must be rebuilt.
             shuffles: list[Op] = []
             for path in site.prefixes:
                 for op in path.all_ops():
+                    if op.implicit and path.origin.kind in FILE_ORDER_SHUFFLES:
+                        continue  # the order of files, not of examples
                     if op.name == "shuffle" and op.reshuffles_every_epoch and op not in shuffles:
                         shuffles.append(op)
             if not shuffles:
@@ -196,12 +204,14 @@ a file-backed cache written by the old order must be rebuilt.
                 continue  # examples shuffled again after the cache: each epoch gets a new order
             written = [op for op in shuffles if not op.implicit]
             if not written:
-                helper = (model.qualified_name(shuffles[0].call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                kind = next(p.origin.kind for p in site.prefixes if shuffles[0] in p.origin.implicit_ops)
+                helper = kind.rsplit(".", 1)[-1]
+                remedy = ("`unbatch()` before `cache()` and `shuffle()`/`batch()` after it" if batched
+                          else "shuffle after the cache (`.cache().shuffle(...)`)")
                 ctx.report(
                     cache.name_node,
                     f"`cache()` after `{helper}`, which shuffles every epoch: the first epoch's "
-                    "batches are replayed in the same order every epoch; `unbatch()` before "
-                    "`cache()` and `shuffle()`/`batch()` after it",
+                    f"{'batches are replayed in the same order' if batched else 'order is replayed'} every epoch; {remedy}",
                 )
                 continue
             fix = None

@@ -59,6 +59,11 @@ while the shuffle buffer refills.
         import tensorflow as tf
         ds = tf.data.TFRecordDataset('a').shuffle(1000).repeat().batch(32)
         """,
+        # make_csv_dataset already shuffles and repeats forever (num_epochs=None)
+        """
+        import tensorflow as tf
+        ds = tf.data.experimental.make_csv_dataset('train.csv', batch_size=32).repeat().shuffle(8)
+        """,
         # repeat(1) does not repeat
         """
         import tensorflow as tf
@@ -149,7 +154,10 @@ while the shuffle buffer refills.
             if model.only_used_for(shuffle, NOT_TRAINING):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             repeat = next((op for path in site.prefixes for op in path.ops
-                           if op.name == "repeat" and _repeats(op)), None)
+                           if op.name == "repeat" and _repeats(op)
+                           # a helper that repeats already (`make_csv_dataset` without
+                           # `num_epochs`) makes one endless stream: moving the shuffle changes nothing
+                           and not any(inner.name == "repeat" for inner in path.origin.implicit_ops)), None)
             if repeat is None:
                 continue
             fix = None

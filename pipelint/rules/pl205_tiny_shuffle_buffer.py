@@ -28,12 +28,28 @@ def _origin_size(path: DatasetPath) -> int | None:
         return None
     if kind == "tensorflow.data.Dataset.from_tensor_slices":
         arg = find_arg(node, "tensors", 0)
-        if arg is not None and isinstance(arg.value, (cst.List, cst.Tuple)) and all(
-                not isinstance(e, cst.StarredElement) for e in arg.value.elements):
-            return len(arg.value.elements)
+        return _slices(arg.value) if arg is not None else None
     if kind == "tensorflow.data.Dataset.from_tensors":
         return 1
     return None
+
+
+def _slices(tensors: cst.BaseExpression) -> int | None:
+    """How many elements `from_tensor_slices(tensors)` yields, when the literal shows it. A list is
+    one tensor, sliced along its first axis; a tuple or a dict is a structure whose components are
+    sliced together (`(x, y)` yields len(x) elements, not 2)."""
+    if isinstance(tensors, cst.List):
+        if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
+            return None
+        return len(tensors.elements)
+    if isinstance(tensors, cst.Tuple):
+        components = [e.value for e in tensors.elements if not isinstance(e, cst.StarredElement)]
+    elif isinstance(tensors, cst.Dict):
+        components = [e.value for e in tensors.elements if isinstance(e, cst.DictElement)]
+    else:
+        return None
+    sizes = {_slices(component) for component in components}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def _size_bound(path: DatasetPath) -> int | None:
@@ -140,6 +156,11 @@ No automatic fix.
         import tensorflow as tf
         ds = tf.data.TFRecordDataset('a').shuffle(10_000).batch(64)
         """,
+        # every element fits in the buffer: three slices of a literal structure
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices(([1, 2, 3], {'y': [0, 1, 0]})).shuffle(3)
+        """,
         # the whole source fits in the buffer
         """
         import tensorflow as tf
@@ -212,6 +233,15 @@ No automatic fix.
             """,
             line=3, column=9, end_column=16,
             message="shuffle buffer of 50 elements barely mixes the data",
+        ),
+        # a tuple is a structure: (x, y) yields len(x) elements, not two
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(10).batch(32)
+            """,
+            line=2, column=61, end_column=68,
+            message="shuffle buffer of 10 elements barely mixes the data",
         ),
     )
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import DatasetPath, Op
-from pipelint.rules.base import At, Invalid, NodeFix, Rule, RuleContext
+from pipelint.model import KERAS_DATASET_HELPERS, DatasetPath, Op, turned_off_by
+from pipelint.rules.base import Invalid, NodeFix, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
 
 
@@ -34,7 +34,11 @@ class ShuffleSplitLeak(Rule):
 Flags a `take(n)` and a `skip(n)` applied to the same shuffled dataset (one split is not derived
 from the other) when that shuffle reshuffles on every iteration: `reshuffle_each_iteration` is
 left at its default or set to `True`, or the shuffle is the implicit one of a Keras
-`*_dataset_from_directory` helper.
+`*_dataset_from_directory` helper, of `Dataset.list_files` (which shuffles its file names unless
+`shuffle=False`), of `make_csv_dataset` or of `tfds.load(..., shuffle_files=True)`.
+
+The finding sits on the shuffle (or the helper call) that reshuffles, where the fix goes, once
+however many splits cut it.
 
 ## Why is this bad?
 `shuffle` draws a new order every time the dataset is iterated, and `take`/`skip` cut that order
@@ -71,6 +75,12 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
 - https://www.tensorflow.org/api_docs/python/tf/keras/utils/image_dataset_from_directory
 """
     VALID = (
+        """
+        import tensorflow as tf
+        files = tf.data.Dataset.list_files('shards/*.tfrecord', shuffle=False)
+        val_files = files.take(2)
+        train_files = files.skip(2).shuffle(64)
+        """,
         """
         import tensorflow as tf
         ds = tf.data.Dataset.range(100).shuffle(100, reshuffle_each_iteration=False)
@@ -117,7 +127,7 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             train = ds.take(800)
             val = ds.skip(800)
             """,
-            line=3, column=12, end_column=16,
+            line=2, column=49, end_column=56,
             message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch",
             fixed="""
             import tensorflow as tf
@@ -134,7 +144,7 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             val = ds.take(10000)
             train = ds.skip(10000)
             """,
-            line=4, column=10, end_column=14,
+            line=3, column=9, end_column=16,
             message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch",
             fixed="""
             import tensorflow_datasets as tfds
@@ -156,12 +166,8 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
                 train = rest.skip(n)
                 return train, val, test
             """,
-            line=5, column=15, end_column=19,
+            line=4, column=13, end_column=20,
             message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch",
-            also=(
-                At(line=7, column=16, end_column=20,
-                   message="`take`/`skip` split after `shuffle()`, which reshuffles every epoch"),
-            ),
             fixed="""
             import tensorflow as tf
 
@@ -181,14 +187,28 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             val = full.take(10)
             train = full.skip(10)
             """,
-            line=3, column=12, end_column=16,
+            line=2, column=20, end_column=48,
             message="`take`/`skip` split of `image_dataset_from_directory` output",
+        ),
+        # list_files shuffles its names every epoch unless told not to
+        Invalid(
+            """
+            import tensorflow as tf
+            files = tf.data.Dataset.list_files('shards/*.tfrecord')
+            val_files = files.take(2)
+            train_files = files.skip(2)
+            """,
+            line=2, column=25, end_column=35,
+            message="`take`/`skip` split of `list_files` output, which reshuffles every epoch: the "
+                    "splits exchange elements between epochs (validation leaks into training); pass "
+                    "`shuffle=False` to `list_files`",
         ),
     )
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
         skips = list(model.ops("skip"))
+        reported: set[int] = set()
         for take_site in model.ops("take"):
             take = take_site.op
             leak: Op | None = None
@@ -207,19 +227,26 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
                         break
                 if leak is not None:
                     break
-            if leak is None:
+            if leak is None or id(leak) in reported:
                 continue
+            reported.add(id(leak))
             if leak.implicit:
-                helper = (model.qualified_name(leak.call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                kind = next(p.origin.kind for p in take_site.prefixes if leak in p.origin.implicit_ops)
+                helper = kind.rsplit(".", 1)[-1]
+                if kind in KERAS_DATASET_HELPERS:
+                    what, remedy = "batches", "use the helper's `validation_split=` with `subset=` and a `seed`"
+                else:
+                    what, remedy = "elements", (f"pass `{turned_off_by(kind, 'shuffle')}=False` to `{helper}` "
+                                                "and shuffle after splitting")
+                call = leak.call
                 ctx.report(
-                    take.name_node,
+                    call.func.attr if isinstance(call.func, cst.Attribute) else call.func,
                     f"`take`/`skip` split of `{helper}` output, which reshuffles every epoch: the "
-                    "splits exchange batches between epochs (validation leaks into training); use "
-                    "the helper's `validation_split=` with `subset=` and a `seed`",
+                    f"splits exchange {what} between epochs (validation leaks into training); {remedy}",
                 )
                 continue
             ctx.report(
-                take.name_node,
+                leak.name_node,
                 "`take`/`skip` split after `shuffle()`, which reshuffles every epoch: the splits "
                 "exchange examples between epochs (validation leaks into training); set "
                 "`reshuffle_each_iteration=False` before splitting or split before shuffling",

@@ -8,6 +8,8 @@ from pipelint.rules.rewrite import swap_adjacent
 
 # One element in, one element out: a `take` after them still stops the cache early.
 _ONE_TO_ONE = frozenset({"map", "prefetch", "with_options", "enumerate"})
+# Consumers that read a dataset to its end.
+_READ_TO_THE_END = frozenset({"fit", "validation", "evaluate", "predict", "for", "eval-loop", "pass"})
 # Consumers that read a dataset more than once (or hand it to code that may).
 _REPEATED_CONSUMERS = frozenset({"fit", "validation", "distribute", "return"})
 
@@ -32,6 +34,9 @@ Flags `cache()` followed by `take(k)` (directly, or through one-to-one ops such 
 `prefetch`) when the result is read more than once: repeated, passed to Keras `fit` or as
 `validation_data`, distributed, returned to a caller, iterated inside a loop, or used where the
 linter cannot see. A one-off peek such as `for x in ds.take(1):` is left alone.
+
+When another use of the same `cache()` reads it to the end (`val = ds.take(k)` beside
+`train = ds.skip(k)` given to `fit`), that pass completes the cache and the rule stays quiet.
 
 ## Why is this bad?
 A cache is kept only when its input has been read to the end. `take(k)` stops reading after `k`
@@ -60,6 +65,14 @@ elements come out, but a file-backed cache then holds only `k` elements and must
 - https://www.tensorflow.org/guide/data_performance#caching
 """
     VALID = (
+        # the skip side is read to the end every epoch: it completes the shared cache
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset('a').map(parse).cache()
+        val = ds.take(1000).batch(32)
+        train = ds.skip(1000).batch(32)
+        model.fit(train, validation_data=val, epochs=5)
+        """,
         """
         import tensorflow as tf
         ds = tf.data.TFRecordDataset('a').take(1000).cache().repeat()
@@ -159,6 +172,8 @@ elements come out, but a file-backed cache then holds only `k` elements and must
         if not candidates:
             return
         for take, cache, paths in candidates:
+            if self._completed_elsewhere(model, cache, take):
+                continue  # `cache().skip(k)` read to the end fills the cache both sides share
             if not self._read_repeatedly(model, take):
                 consumers = self._consumers_of(model, take)
                 if consumers and all(not c.loops for c in consumers):
@@ -172,6 +187,20 @@ elements come out, but a file-backed cache then holds only `k` elements and must
                 "discarded and rebuilt every epoch; use `.take(k).cache()`",
                 fix,
             )
+
+    @staticmethod
+    def _completed_elsewhere(model, cache: Op, take: Op) -> bool:
+        """Does another use read the cached dataset to the end (`val = ds.take(k)` beside
+        `train = ds.skip(k)` fed to `fit`)? The first pass that reaches the end completes the
+        cache, and every reader of the same `cache()` shares it."""
+        for consumer in model.consumers:
+            if consumer.kind not in _READ_TO_THE_END or any(take in path.ops for path in consumer.value.paths):
+                continue  # (the other branch of the same use: only one of them runs)
+            for path in consumer.value.paths:
+                if cache in path.ops and take not in path.ops and not any(
+                        op.name in ("take", "take_while") for op in path.ops[path.ops.index(cache) + 1:]):
+                    return True
+        return False
 
     @staticmethod
     def _consumers_of(model, take: Op) -> list:

@@ -37,6 +37,9 @@ originally built with. When working with a new set of variables, you should recr
 optimizer instance.` Even where it did not raise (legacy optimizers), the second model silently
 inherited the first one's iteration count and learning-rate schedule position.
 
+When the compiling code is a helper called twice with one optimizer, the finding sits on the second
+call, where the reuse happens.
+
 Recompiling the same model with the same optimizer is fine, and so are optimizer strings
 (`optimizer="adam"`) and a fresh instance per `compile`; those stay silent.
 
@@ -209,8 +212,8 @@ No automatic fix.
             first = compile_one(shared)
             second = compile_one(shared)
             """,
-            line=5, column=29, end_column=32,
-            message="optimizer `opt` was already compiled into `model`",
+            line=10, column=10, end_column=29,
+            message="optimizer `opt` was already compiled into the model of the first `compile_one(...)` call",
         ),
         Invalid(
             """
@@ -291,6 +294,11 @@ No automatic fix.
             if message is None:
                 continue
             reported.add(site.call)
+            if site.via is not None and any(other.call is site.call and other.via is not site.via
+                                            for other in sites[:index]):
+                # One helper that compiles, called twice: the second call is the reuse.
+                ctx.report(site.via, message)
+                continue
             arg = find_arg(site.call, "optimizer", 0)
             ctx.report(arg.value if arg is not None else site.call, message)
 
@@ -324,8 +332,11 @@ No automatic fix.
             if other.call is not site.call and other.exclusive_with(site):
                 continue
             opt = _name_of(site, model)
-            first = _receiver(other, model)
-            return (f"optimizer `{opt}` was already compiled into `{first}`: a Keras optimizer is built "
+            if other.call is site.call and other.via is not None:
+                first = f"the model of the first `{model.node_code(other.via.func)}(...)` call"
+            else:
+                first = f"`{_receiver(other, model)}`"
+            return (f"optimizer `{opt}` was already compiled into {first}: a Keras optimizer is built "
                     f"for one model's variables and `fit` raises \"Unknown variable\"; create a new "
                     f"optimizer instance for each model")
         return None

@@ -8,12 +8,12 @@ from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 
 def _workers_state(call: cst.Call) -> str:
-    """'parallel' (workers > 1 or an expression), 'single' (a literal <= 1, or absent),
+    """'parallel' (workers > 1 or an expression), 'one' (a literal <= 1), 'single' (absent),
     'forwarded' (`**kwargs` may carry it)."""
     arg = find_arg(call, "workers", 0)
     if arg is not None:
         value = literal_int(arg.value)
-        return "single" if value is not None and value <= 1 else "parallel"
+        return "one" if value is not None and value <= 1 else "parallel"
     if any(a.star == "**" for a in call.args):
         return "forwarded"
     return "single"
@@ -179,7 +179,7 @@ No automatic fix.
             message="`Clips` is created without `workers=`",
             also=(
                 At(line=11, column=12, end_column=17,
-                   message="`Clips` is created without `workers=`"),
+                   message="`Clips` is created with `workers=1`: one worker loads batches one at a time"),
             ),
         ),
         Invalid(
@@ -191,7 +191,7 @@ No automatic fix.
                     keras.utils.PyDataset.__init__(self, workers=1)
             """,
             line=3, column=7, end_column=14,
-            message="`Batches` never passes `workers` to `PyDataset.__init__`",
+            message="`Batches` passes `workers=1` to `PyDataset.__init__`, so only one worker is used",
         ),
     )
 
@@ -205,19 +205,23 @@ No automatic fix.
             state = self._init_state(cls, model)
             if state == "parallel":
                 continue
-            if state == "single":
+            if state in ("single", "one"):
+                passes = ("passes `workers=1` to `PyDataset.__init__`, so only one worker is used"
+                          if state == "one" else
+                          "never passes `workers` to `PyDataset.__init__`, so it runs with one worker")
                 ctx.report(cls.name,
-                           f"`{cls.name.value}` never passes `workers` to `PyDataset.__init__`, so it runs "
-                           f"with one worker: batches load one at a time in one Python thread while the "
+                           f"`{cls.name.value}` {passes}: batches load one at a time in one Python thread while the "
                            f"model waits; pass `workers=N` (and `use_multiprocessing=True` for CPU-bound "
                            f"loading) to `super().__init__`")
                 continue
             # `workers` can be given at construction: judge each construction in this module.
             for call in self._instantiations(cls, model):
                 if not self._call_sets_workers(call):
+                    created = ("is created with `workers=1`: one worker"
+                               if find_arg(call, "workers") is not None else
+                               "is created without `workers=`: the `PyDataset` default of one worker")
                     ctx.report(call.func,
-                               f"`{cls.name.value}` is created without `workers=`: the `PyDataset` default "
-                               f"of one worker loads batches one at a time in one Python thread while the "
+                               f"`{cls.name.value}` {created} loads batches one at a time in one Python thread while the "
                                f"model waits; pass `workers=N` (and `use_multiprocessing=True` for "
                                f"CPU-bound loading)")
 
@@ -229,10 +233,10 @@ No automatic fix.
         if model.sets_self_attribute(model.methods[klass]["__init__"], "workers", "_workers"):
             return "parallel"
         states = {_workers_state(call) for call in super_calls}
-        for state in ("parallel", "forwarded"):
+        for state in ("parallel", "forwarded", "single"):
             if state in states:
                 return state
-        return "single"
+        return "one" if states else "single"  # no `super().__init__` call at all: the default
 
     @staticmethod
     def _instantiations(klass: cst.ClassDef, model: PipelineModel) -> list[cst.Call]:

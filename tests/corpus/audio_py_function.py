@@ -14,7 +14,7 @@ def load_mfcc(path):
 
 
 def tf_load_mfcc(path, label):
-    mfcc = tf.py_function(load_mfcc, [path], tf.float32)
+    mfcc = tf.py_function(load_mfcc, [path], tf.float32)  # expect: PL106
     mfcc.set_shape([40, 32])
     return mfcc, label
 
@@ -30,9 +30,9 @@ label_ids.adapt(labels)
 
 train_ds = tf.data.Dataset.from_tensor_slices((files, label_ids(labels)))
 train_ds = train_ds.shuffle(len(files))
-train_ds = train_ds.map(tf_load_mfcc)  # expect: PL106
-train_ds = train_ds.map(  # expect: PL106
-    lambda m, l: (tf.numpy_function(spec_augment, [m], tf.float32), l),
+train_ds = train_ds.map(tf_load_mfcc)
+train_ds = train_ds.map(
+    lambda m, l: (tf.numpy_function(spec_augment, [m], tf.float32), l),  # expect: PL106
     num_parallel_calls=AUTOTUNE,
 )
 train_ds = train_ds.batch(64).prefetch(AUTOTUNE)

@@ -36,14 +36,14 @@ ordered = ordered.batch(64).prefetch(AUTOTUNE)
 
 # NumPy randomness inside the mapped function is frozen by the cache as well.
 def jitter(image, label):
-    noise = tf.numpy_function(lambda: np.random.normal(0, 0.05, (128, 128, 3)).astype("float32"), [], tf.float32)
+    noise = tf.numpy_function(lambda: np.random.normal(0, 0.05, (128, 128, 3)).astype("float32"), [], tf.float32)  # expect: PL106
     return image + noise, label
 
 
 noisy = (
     tf.data.Dataset.from_tensor_slices((tiles, masks))
     .map(resize, num_parallel_calls=AUTOTUNE)
-    .map(jitter, num_parallel_calls=AUTOTUNE)  # expect: PL106
+    .map(jitter, num_parallel_calls=AUTOTUNE)
     .cache()  # expect: PL202
     .shuffle(1)  # expect: PL205
     .batch(64)

@@ -34,7 +34,7 @@ val_ds = tfds.load("food101", split="validation").map(preprocess, num_parallel_c
 val_ds = val_ds.batch(64)
 val_ds = val_ds.cache()
 val_ds = val_ds.prefetch(AUTOTUNE)
-val_ds = val_ds.cache()  # expect: PL103, PL104, PL209
+val_ds = val_ds.cache()  # expect: PL104, PL209
 
 small_val = tfds.load("food101", split="validation").cache().take(500)  # expect: PL208
 small_val = small_val.map(preprocess, num_parallel_calls=AUTOTUNE).batch(64).prefetch(AUTOTUNE)

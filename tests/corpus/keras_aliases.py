@@ -25,7 +25,7 @@ ds_b = ds_b.prefetch(AUTOTUNE)
 
 # tf.compat.v2
 ds_c = tf2.data.Dataset.from_tensor_slices(tf2.random.uniform([1000, 8]))
-ds_c = ds_c.map(lambda v: tf2.reshape(v, [2, 4]))  # expect: PL101
+ds_c = ds_c.map(lambda v: tf2.reshape(v, [2, 4]))
 ds_c = ds_c.batch(32).prefetch(AUTOTUNE)
 
 # from tensorflow import data

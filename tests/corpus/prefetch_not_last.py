@@ -35,7 +35,7 @@ train_batches = (
     .repeat()
     .map(Augment(), num_parallel_calls=AUTOTUNE)
 )
-test_batches = test_images.prefetch(AUTOTUNE).batch(BATCH)  # expect: PL103, PL104
+test_batches = test_images.prefetch(AUTOTUNE).batch(BATCH)  # expect: PL104
 
 model = tf.keras.applications.MobileNetV2(input_shape=[128, 128, 3], include_top=False)
 model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))

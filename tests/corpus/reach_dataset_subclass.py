@@ -24,7 +24,7 @@ def scale(x):
     return tf.cast(x, tf.float32) / 10.0
 
 
-train = SlowReader(1000).map(scale)  # expect: PL101, PL105
+train = SlowReader(1000).map(scale)  # expect: PL105
 train = train.batch(32)  # expect: PL103
 model.fit(train, epochs=3)
 

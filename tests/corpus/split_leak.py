@@ -19,8 +19,8 @@ def load_image(path, label):
 
 
 full_ds = tf.data.Dataset.from_tensor_slices((paths, labels))
-full_ds = full_ds.shuffle(len(paths))
-val_ds = full_ds.take(n_val)  # expect: PL206
+full_ds = full_ds.shuffle(len(paths))  # expect: PL206
+val_ds = full_ds.take(n_val)
 train_ds = full_ds.skip(n_val)
 
 train_ds = train_ds.map(load_image, num_parallel_calls=AUTOTUNE).batch(BATCH).prefetch(AUTOTUNE)
@@ -29,9 +29,9 @@ val_ds = val_ds.map(load_image, num_parallel_calls=AUTOTUNE).batch(BATCH).prefet
 
 def split_dataset(ds, val_fraction, size):
     """Generic helper from a utilities module."""
-    ds = ds.shuffle(size, seed=7)
+    ds = ds.shuffle(size, seed=7)  # expect: PL206
     n = int(size * val_fraction)
-    return ds.skip(n), ds.take(n)  # expect: PL206
+    return ds.skip(n), ds.take(n)
 
 
 features = tf.random.normal([5000, 16])

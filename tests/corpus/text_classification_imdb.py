@@ -42,7 +42,7 @@ vectorize_layer = layers.TextVectorization(
     output_sequence_length=sequence_length,
 )
 
-train_text = raw_train_ds.map(lambda x, y: x)  # expect: PL101
+train_text = raw_train_ds.map(lambda x, y: x)
 vectorize_layer.adapt(train_text)
 
 

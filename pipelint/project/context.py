@@ -1,0 +1,170 @@
+"""The project as one check sees it: other modules parsed (libcst) only when the check calls into
+them, and the datasets other modules hand to this one's functions.
+
+One `ProjectContext` per process (the engine's worker processes each hold one); it keeps what it
+parsed and interpreted for the files that process checks.
+"""
+from __future__ import annotations
+
+import os
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from pipelint.model import PipelineModel
+from pipelint.model.imports import ImportTable
+from pipelint.model.interpreter import Interpreter
+from pipelint.model.values import merge_values
+from pipelint.project.index import ModuleSummary, ProjectIndex
+
+
+class ForeignModule:
+    """Another project module, parsed: its definitions and import table, for the interpreter."""
+
+    def __init__(self, summary: ModuleSummary, text: str, module: cst.Module) -> None:
+        self.name, self.path, self.text, self.module = summary.name, summary.path, text, module
+        self.imports = ImportTable(summary.package)
+        holder = PipelineModel(module)
+        definitions = Interpreter(holder)
+        definitions._collect_definitions(module.body, None)
+        self.functions, self.methods, self.classes = holder.functions, holder.methods, holder.classes
+        self.local_class_names = definitions._local_class_names
+        for node in _imports_of(module):
+            self.imports.add(node)
+        self._lines: dict[cst.CSTNode, int] | None = None
+
+    def line_of(self, node: cst.CSTNode) -> int | None:
+        """The line `node` starts on (positions are computed once, on first need)."""
+        if self._lines is None:
+            positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._lines = {n: span.start.line for n, span in positions.items()}
+        return self._lines.get(node)
+
+    def find(self, attribute: str) -> cst.FunctionDef | cst.ClassDef | None:
+        if attribute in self.functions:
+            return self.functions[attribute]
+        cls = next((c for c in self.classes if c.name.value == attribute), None)
+        if cls is not None:
+            return cls
+        owner, _, method = attribute.partition(".")
+        cls = next((c for c in self.classes if c.name.value == owner), None)
+        return self.methods.get(cls, {}).get(method) if cls is not None and method else None
+
+
+def _imports_of(module: cst.Module) -> list[cst.Import | cst.ImportFrom]:
+    found = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Import(self, node: cst.Import) -> None:
+            found.append(node)
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return False  # added when the function runs
+
+    module.visit(Collector())
+    return found
+
+
+class ModuleView:
+    """What the interpreter of one module asks of the project (see `PipelineModel.project`)."""
+
+    def __init__(self, context: "ProjectContext", summary: ModuleSummary, recording: str | None = None,
+                 run_as: ForeignModule | None = None, functions: frozenset[str] | None = None) -> None:
+        self.context, self.name, self.package = context, summary.name, summary.package
+        #: Other modules hand this one datasets: it is checked even if it never names TensorFlow.
+        self.receives = context.index.receives_datasets(summary.name)
+        #: Run as a caller of module `recording`: keep what its functions receive (`model.seeds`).
+        self.recording = recording
+        #: In that run, this module itself is "another module": its ops name it.
+        self.run_as = run_as
+        #: In that run, the only functions whose own bodies run: those that make the calls.
+        self.functions = functions
+
+    def runs(self, qualified: str) -> bool:
+        """Is the body of this module's function `qualified` (`f`, `Class.method`) run on its own?"""
+        return self.functions is None or qualified in self.functions
+
+    def lookup(self, qualified: str, carries: bool = True) -> tuple[ForeignModule, cst.FunctionDef | cst.ClassDef] | None:
+        """The function or class of another project module that `qualified` names, when it
+        returns datasets, or takes them and the call hands it one (`carries`)."""
+        index = self.context.index
+        resolved = index.resolve(qualified, self.package)
+        if resolved is None or resolved[0] == self.name:
+            return None
+        module, attribute = resolved
+        if not index.modules[module].relevant(attribute, carries):
+            return None
+        foreign = self.context.foreign(module)
+        if foreign is None:
+            return None
+        node = foreign.find(attribute)
+        return (foreign, node) if node is not None else None
+
+    def method(self, qualified: str, carries: bool) -> tuple[ForeignModule, cst.ClassDef, cst.FunctionDef] | None:
+        """`pkg.mod.Class.method` of another project module, when worth following."""
+        found = self.lookup(qualified, carries)
+        if found is None or not isinstance(found[1], cst.FunctionDef):
+            return None
+        foreign, method = found
+        owner = qualified.rsplit(".", 2)[-2]
+        cls = next((c for c in foreign.classes if c.name.value == owner), None)
+        return (foreign, cls, method) if cls is not None else None
+
+    def is_class(self, qualified: str) -> bool:
+        """Does `qualified` name a class of another project module?"""
+        return self.context.index.is_class(qualified, self.package)
+
+    def seeds(self, qualified: str) -> dict[str, object]:
+        """The datasets this module's function `qualified` receives from other modules, by
+        parameter (nothing while this module is itself run as a caller)."""
+        if self.recording is not None:
+            return {}
+        return self.context.seeds_for(self.name).get(qualified, {})
+
+
+class ProjectContext:
+    def __init__(self, index: ProjectIndex) -> None:
+        self.index = index
+        self._parsed: dict[str, ForeignModule | None] = {}
+        self._seeds: dict[str, dict[str, dict[str, object]]] = {}
+
+    def view(self, path: str | os.PathLike) -> ModuleView | None:
+        summary = self.index.module_of(path)
+        return ModuleView(self, summary) if summary is not None else None
+
+    def foreign(self, name: str) -> ForeignModule | None:
+        if name not in self._parsed:
+            summary = self.index.modules[name]
+            try:
+                with open(summary.path, "rb") as handle:
+                    text = handle.read().decode("utf-8-sig")
+                self._parsed[name] = ForeignModule(summary, text, cst.parse_module(text))
+            except Exception:  # noqa: BLE001 - a module that cannot be read is not followed
+                self._parsed[name] = None
+        return self._parsed[name]
+
+    def seeds_for(self, name: str) -> dict[str, dict[str, object]]:
+        """Run each module that hands `name` datasets, as far as its calls into `name`, and keep
+        the datasets each function of `name` receives."""
+        known = self._seeds.get(name)
+        if known is not None:
+            return known
+        self._seeds[name] = merged = {}  # a cycle of callers sees no seeds, never recursion
+        for caller in sorted(self.index.callers.get(name, ())):
+            home = self.foreign(caller)
+            if home is None:
+                continue
+            view = ModuleView(self, self.index.modules[caller], recording=name, run_as=home,
+                              functions=self.index.calling_functions(caller, name))
+            try:
+                model = PipelineModel.build(home.module, home.text, project=view)
+            except Exception:  # noqa: BLE001 - a caller the model cannot run hands nothing
+                continue
+            for function, received in model.seeds.items():
+                into = merged.setdefault(function, {})
+                for parameter, value in received.items():
+                    into[parameter] = merge_values(into.get(parameter), value)
+        return merged

@@ -1,0 +1,662 @@
+"""The project index: module names, and a cheap summary of each module read with CPython's `ast`.
+
+Which modules: the `.py` files discovery found, plus the project modules they import, found as
+Python would from the import roots: the project root (the closest directory above a file holding
+pyproject.toml, setup.cfg, setup.py or .git), its `src/` (a src layout), and a script's own
+directory (`python train.py` imports its siblings).
+
+A module is summarised only when its text could touch a dataset (a dataset method call,
+`Dataset`...), and then only its functions that could (or that name another module of the
+project) are walked. The summary says, per function and method (`f`, `Class.method`): where
+it starts and a digest of its text, which parameters it may take datasets in (receivers of
+dataset methods, arguments of `fit`, loops, kept on `self`), and whether it returns a dataset
+(or does if some other module's function it calls does); and which calls hand a dataset to
+another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`, `Trainer(ds)`). A summary
+depends on its module's text alone, so the result cache keeps it between runs (`SummaryStore`);
+what crosses modules (who returns datasets through whom, who hands whom datasets) is resolved
+here, over plain data.
+
+Summaries decide three things: which functions of other modules a check runs (`context`), which
+modules receive datasets from other modules (checked even when they never name TensorFlow, with
+those datasets), and the part of a file's cache key that depends on other modules (`key_of`).
+"""
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+try:  # as in pipelint.cache: blake2b without hashlib's OpenSSL import
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover
+    from hashlib import blake2b
+
+__all__ = ["FunctionSummary", "ModuleSummary", "ProjectIndex", "SummaryStore", "project_root"]
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+#: Text a module (and a top-level statement of it) needs for any of its code to touch a dataset.
+_COULD_TOUCH_DATASETS = re.compile(
+    r"\.(?:map|batch|shuffle|cache|prefetch|interleave|padded_batch|unbatch)\(|Dataset|dataset_from_|tfds")
+#: Methods whose call makes a value a dataset for the index (few other objects have them).
+_TELLING_METHODS = frozenset({"cache", "shuffle", "batch", "prefetch", "padded_batch", "unbatch",
+                              "interleave", "repeat", "with_options", "ragged_batch", "shard"})
+_CONSTRUCTORS = frozenset({"from_tensor_slices", "from_tensors", "from_generator", "list_files",
+                           "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
+                           "make_csv_dataset", "CsvDataset", "image_dataset_from_directory",
+                           "text_dataset_from_directory", "audio_dataset_from_directory",
+                           "timeseries_dataset_from_array", "sample_from_datasets",
+                           "choose_from_datasets"})
+_PASSING_METHODS = frozenset({"map", "filter", "take", "skip", "apply", "concatenate", "zip",
+                              "enumerate", "flat_map", "unique", "window"})
+_CONSUMING_METHODS = frozenset({"fit", "evaluate", "predict"})
+#: Packages that are never a module of the project being checked (for a module outside any package,
+#: an import of anything else may be a sibling script).
+_NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
+    "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "jax", "torch", "pandas",
+    "sklearn", "scipy", "matplotlib", "absl", "tqdm", "PIL", "cv2", "yaml", "wandb"}
+_SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
+_MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
+
+
+def project_root(directory: str) -> str:
+    """The closest directory from `directory` upward that holds a project marker, else itself."""
+    current = directory
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in PROJECT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return directory
+        current = parent
+
+
+@dataclass(frozen=True)
+class FunctionSummary:
+    line: int
+    digest: str
+    params: tuple[str, ...]
+    takes: tuple[str, ...]  # parameters it may take datasets in
+    #: Returns a dataset by its own code (True), or when one of these other modules' functions
+    #: (qualified names) does; resolved into `returns_dataset` by the index.
+    returns: bool
+    returns_if: tuple[str, ...] = ()
+    returns_dataset: bool = False
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    path: str
+    package: str
+    checked: bool  # among the files being checked (else only read for what it defines)
+    imports: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, FunctionSummary] = field(default_factory=dict)
+    classes: frozenset[str] = frozenset()
+    #: Calls that may hand a dataset to another module: (function making it, "" at module level;
+    #: qualified name called; "call" or "apply"; the other modules' functions whose returning a
+    #: dataset makes the argument one, () when it is one anyway).
+    dataset_calls: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
+    digest: str = ""
+
+    def relevant(self, attribute: str, carries: bool) -> bool:
+        """Is a call of `attribute` (`f`, `Class`, `Class.method`) worth following: does it
+        return a dataset, or take one when the call hands it one (`carries`)?"""
+        if attribute in self.classes:
+            # Constructed with a dataset that `__init__` keeps; an instance's other methods are
+            # followed when they are called (`ModuleView.method`).
+            attribute += ".__init__"
+        function = self.functions.get(attribute)
+        return function is not None and bool((carries and function.takes) or function.returns_dataset)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["classes"] = sorted(self.classes)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict, checked: bool) -> "ModuleSummary":
+        summary = cls(data["name"], data["path"], data["package"], checked, dict(data["imports"]),
+                      {name: FunctionSummary(f["line"], f["digest"], tuple(f["params"]), tuple(f["takes"]),
+                                             f["returns"], tuple(f["returns_if"]))
+                       for name, f in data["functions"].items()},
+                      frozenset(data["classes"]),
+                      [(scope, target, kind, tuple(needs)) for scope, target, kind, needs in data["dataset_calls"]])
+        return summary
+
+
+class SummaryStore(Protocol):
+    """Summaries kept between runs (the result cache's): by file, valid for one key."""
+
+    def get(self, path: str, key: str) -> dict | None: ...
+
+    def put(self, path: str, key: str, summary: dict) -> None: ...
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def summarise(name: str, package: str, path: str, text: str, checked: bool) -> ModuleSummary:
+    """A module's summary from its text alone (empty when nothing in it could touch a dataset)."""
+    summary = ModuleSummary(name, path, package, checked)
+    if _COULD_TOUCH_DATASETS.search(text):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return summary  # the engine reports what is wrong with it
+        _Reader(summary, text, tree).summarise()
+    return summary
+
+
+def _maybe_project_names(summary: ModuleSummary) -> set[str]:
+    """Local names imported from what may be another module of this project: relatively, from
+    the module's own top-level package, or (for a module outside any package) from anything that
+    is not a known library."""
+    own = summary.name.split(".", 1)[0] if summary.package and not summary.package.startswith(_SCRIPT_DIRECTORY) else None
+    found = set()
+    for local, full in summary.imports.items():
+        root = full.split(".", 1)[0]
+        if (own is not None and root == own) or (own is None and root not in _NOT_THE_PROJECT):
+            found.add(local)
+    return found
+
+
+class _Reader:
+    """One module's summary from its (partial) `ast`, walked once: each function's own nodes (not
+    those of functions nested in it) are kept in a list that the questions below iterate."""
+
+    def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module) -> None:
+        self.summary, self.lines, self.tree = summary, text.splitlines(), tree
+        self.defs: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+        self.scopes: dict[str, list[ast.AST]] = {"": []}
+
+    def imports(self) -> None:
+        """The module's own imports (at its top level, in `if`/`try` blocks there)."""
+        names = self.summary.imports
+        for node in _top_level(self.tree.body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        names[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".", 1)[0]
+                        names.setdefault(top, top)
+            elif isinstance(node, ast.ImportFrom):
+                base = self._absolute(node.level, node.module)
+                if base is None:
+                    continue
+                for alias in node.names:
+                    if alias.name != "*":
+                        names[alias.asname or alias.name] = f"{base}.{alias.name}"
+
+    def _absolute(self, level: int, module: str | None) -> str | None:
+        if level == 0:
+            return module
+        parts = self.summary.package.split(".") if self.summary.package else []
+        if level - 1 > len(parts):
+            return None
+        base = parts[:len(parts) - (level - 1)]
+        return ".".join([*base, module] if module else base) or None
+
+    def qualified(self, expr: ast.expr) -> str | None:
+        name = _dotted(expr)
+        if name is None:
+            return None
+        root, _, rest = name.partition(".")
+        full = self.summary.imports.get(root)
+        if full is None:
+            return None
+        return f"{full}.{rest}" if rest else full
+
+    def _walk(self) -> None:
+        """Each function's own nodes; a function is walked only when its text could touch a
+        dataset or names something imported from another module of the project (`__init__`
+        always: it may keep a dataset on `self`)."""
+        names = _maybe_project_names(self.summary)
+        telling = _COULD_TOUCH_DATASETS if not names else re.compile(
+            f"{_COULD_TOUCH_DATASETS.pattern}|\\b(?:{'|'.join(map(re.escape, sorted(names)))})\\b")
+        lines = self.lines
+        classes = []
+        stack: list[tuple[ast.AST, str, str]] = [(child, "", "") for child in self.tree.body]
+        scopes = self.scopes
+        while stack:
+            node, scope, prefix = stack.pop()
+            scopes[scope].append(node)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if scope == "" and (prefix == "" or prefix.endswith(".")):
+                    inner = prefix + node.name
+                    self.defs.append((inner, node))
+                    scopes[inner] = []
+                    end = getattr(node, "end_lineno", None) or node.lineno
+                    if node.name == "__init__" or any(telling.search(line) for line in lines[node.lineno - 1:end]):
+                        stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
+                continue  # a function nested in another is not summarised
+            if isinstance(node, ast.ClassDef) and scope == "" and prefix == "":
+                classes.append(node.name)
+                stack.extend((child, "", node.name + ".") for child in node.body)
+                stack.extend((child, "", "") for child in (*node.bases, *node.decorator_list))
+                continue
+            stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
+                         for child in ast.iter_child_nodes(node))
+        self.summary.classes = frozenset(classes)
+
+    def summarise(self) -> None:
+        self.imports()
+        self._walk()
+        summary = self.summary
+        functions = {}
+        for qualname, node in self.defs:
+            nodes = self.scopes[qualname]
+            params = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
+            takes = _taking(nodes, set(params) - {"self", "cls"})
+            datasetish = _Datasetish(self, _bindings(nodes), takes)
+            returns: bool | frozenset[str] = frozenset()
+            for n in nodes:
+                if isinstance(n, ast.Return) and n.value is not None:
+                    returns = _either(returns, datasetish(n.value))
+            end = getattr(node, "end_lineno", node.lineno) or node.lineno
+            start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            text = "\n".join(self.lines[start - 1:end])
+            functions[qualname] = FunctionSummary(
+                start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)),
+                returns is True, tuple(sorted(returns)) if returns is not True else ())
+            self._dataset_calls(qualname, nodes, datasetish)
+        module_nodes = self.scopes[""]
+        self._dataset_calls("", module_nodes, _Datasetish(self, _bindings(module_nodes), set()))
+        summary.functions = functions
+
+    def _dataset_calls(self, scope: str, nodes: Iterable[ast.AST], datasetish: "_Datasetish") -> None:
+        calls = self.summary.dataset_calls
+        for node in nodes:
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "apply" and node.args:
+                target = self.qualified(node.args[0])
+                kind, found = "apply", datasetish(func.value) if target is not None else frozenset()
+            else:
+                target = self.qualified(func)
+                kind, found = "call", frozenset()
+                if target is not None:
+                    for arg in (*node.args, *(k.value for k in node.keywords)):
+                        found = _either(found, datasetish(arg))
+            if found:
+                calls.append((scope, target, kind, () if found is True else tuple(sorted(found))))
+
+
+def _either(a: bool | frozenset[str], b: bool | frozenset[str]) -> bool | frozenset[str]:
+    """A dataset if either is: True wins, else the conditions of both."""
+    if a is True or b is True:
+        return True
+    return a | b
+
+
+def _top_level(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try)):
+            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.orelse)
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _top_level(handler.body)
+
+
+def _bindings(nodes: Iterable[ast.AST]) -> dict[str, list[ast.expr]]:
+    found: dict[str, list[ast.expr]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "append" and isinstance(node.func.value, ast.Name) and node.args:
+            found.setdefault(node.func.value.id, []).append(node.args[0])
+    return found
+
+
+def _taking(nodes: Iterable[ast.AST], params: set[str]) -> set[str]:
+    """Parameters the function may use as datasets: dataset method receivers, `fit` arguments,
+    loops, kept on `self`."""
+    takes: set[str] = set()
+    if not params:
+        return takes
+    for node in nodes:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+            if isinstance(receiver, ast.Name) and receiver.id in params and (
+                    node.func.attr in _TELLING_METHODS or node.func.attr in _PASSING_METHODS):
+                takes.add(receiver.id)
+            if node.func.attr in _CONSUMING_METHODS:
+                takes.update(a.id for a in node.args if isinstance(a, ast.Name) and a.id in params)
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id in params:
+            takes.add(node.iter.id)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params \
+                and any(isinstance(t, ast.Attribute) for t in node.targets):
+            takes.add(node.value.id)
+    return takes
+
+
+class _Datasetish:
+    """Does an expression look like a dataset, to the index? True for constructors, chains with a
+    telling method, names bound to those and parameters taken as datasets; otherwise the other
+    modules' functions (qualified names) whose returning a dataset would make it one."""
+
+    def __init__(self, reader: _Reader, bindings: dict[str, list[ast.expr]], takes: set[str]):
+        self.reader, self.bindings, self.takes = reader, bindings, takes
+        self.active: set[str] = set()
+        self.memo: dict[str, bool | frozenset[str]] = {}
+
+    def __call__(self, expr: ast.expr, depth: int = 0) -> bool | frozenset[str]:
+        if depth > 8:
+            return frozenset()
+        if isinstance(expr, ast.Name):
+            if expr.id in self.takes:
+                return True
+            known = self.memo.get(expr.id)
+            if known is not None:
+                return known
+            if expr.id in self.active:
+                return frozenset()
+            self.active.add(expr.id)
+            found: bool | frozenset[str] = frozenset()
+            try:
+                for value in self.bindings.get(expr.id, ()):
+                    found = _either(found, self(value, depth + 1))
+                    if found is True:
+                        break
+            finally:
+                self.active.discard(expr.id)
+            self.memo[expr.id] = found
+            return found
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            found = frozenset()
+            for element in expr.elts:
+                found = _either(found, self(element, depth + 1))
+            return found
+        if isinstance(expr, ast.Subscript):
+            return self(expr.value, depth + 1)
+        if not isinstance(expr, ast.Call):
+            return frozenset()
+        func = expr.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in _CONSTRUCTORS:
+                return True
+            # `np.repeat(x)`, `ops.shuffle(x)`: a function of a module, not a dataset's method.
+            if self.reader.qualified(func.value) is None:
+                if func.attr in _TELLING_METHODS:
+                    return True
+                if func.attr in _PASSING_METHODS:
+                    return self(func.value, depth + 1)
+        elif isinstance(func, ast.Name) and func.id in _CONSTRUCTORS:
+            return True
+        qualified = self.reader.qualified(func)
+        return frozenset((qualified,)) if qualified is not None else frozenset()
+
+
+class ProjectIndex:
+    """The modules of one run's projects and their summaries; plain data (sent to workers)."""
+
+    def __init__(self) -> None:
+        self.modules: dict[str, ModuleSummary] = {}
+        self.by_path: dict[str, str] = {}
+        #: Module -> the modules whose calls hand it datasets.
+        self.callers: dict[str, set[str]] = {}
+        self._keys: dict[str, bytes] = {}
+
+    # ---- building
+
+    @classmethod
+    def build(cls, files: Sequence[Path], contents: Mapping[Path, bytes] | None = None,
+              store: SummaryStore | None = None) -> "ProjectIndex":
+        """The index of the projects `files` belong to; `contents`: bytes already read;
+        `store`: summaries kept from earlier runs (and where new ones are kept)."""
+        index = cls()
+        contents = contents or {}
+        roots: dict[str, list[str]] = {}
+        pending: list[tuple[str, str, bool, bytes | None]] = []
+        for path in files:
+            if path.suffix != ".py":
+                continue
+            absolute = os.path.abspath(path)
+            named = index._name_of(absolute, roots)
+            if named is not None:
+                pending.append((named[0], absolute, True, contents.get(path)))
+        extra = 0
+        while pending:
+            name, absolute, checked, data = pending.pop()
+            if name in index.modules or absolute in index.by_path:
+                continue
+            summary = index._read(name, absolute, checked, data, store)
+            # The project modules it imports, found as Python would, read too (not checked).
+            for full in summary.imports.values():
+                if extra >= _MAX_EXTRA_MODULES:
+                    break
+                found = index._find_module(full, absolute, roots)
+                if found is not None and found[0] not in index.modules:
+                    extra += 1
+                    pending.append((found[0], found[1], False, None))
+        index._resolve_returns()
+        for summary in index.modules.values():
+            for _, target, _, needs in summary.dataset_calls:
+                resolved = index.resolve(target, summary.package)
+                # Only a function (or class) of that module that takes datasets receives one.
+                if resolved is not None and resolved[0] != summary.name \
+                        and index.modules[resolved[0]].relevant(resolved[1], carries=True) \
+                        and (not needs or any(index._returns_dataset(q, summary.package) for q in needs)):
+                    index.callers.setdefault(resolved[0], set()).add(summary.name)
+            summary.digest = _digest(summary)
+        return index
+
+    def _resolve_returns(self) -> None:
+        """Which functions return datasets, also through other modules' functions (to a fixpoint)."""
+        waiting = [(summary, name, function) for summary in self.modules.values()
+                   for name, function in summary.functions.items()]
+        for summary, name, function in waiting:
+            if function.returns:
+                summary.functions[name] = _returning(function)
+        waiting = [(s, n, f) for s, n, f in waiting if not f.returns and f.returns_if]
+        changed = True
+        while changed and waiting:
+            changed = False
+            still = []
+            for summary, name, function in waiting:
+                if any(self._returns_dataset(q, summary.package) for q in function.returns_if):
+                    summary.functions[name] = _returning(function)
+                    changed = True
+                else:
+                    still.append((summary, name, function))
+            waiting = still
+
+    def _name_of(self, absolute: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
+        """(module name, package) as Python would import the file from the project's roots. A
+        script in a directory of its own (`examples/a/train.py`, no `__init__.py`) imports its
+        siblings by their bare names; two such directories may both hold a `data.py`, so their
+        modules are named under a key of the directory (`_SCRIPT_DIRECTORY...`), their package."""
+        directory = os.path.dirname(absolute)
+        import_roots = self._import_roots(directory, roots)
+        for root in import_roots:
+            relative = os.path.relpath(absolute, root)
+            if relative.startswith(".."):
+                continue
+            parts = relative[:-len(".py")].split(os.sep)
+            package = parts[:-1]
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if not (parts and all(part.isidentifier() for part in parts)):
+                continue
+            if root == directory and root != import_roots[-1] and len(parts) == 1:
+                key = _SCRIPT_DIRECTORY + blake2b(directory.encode(), digest_size=6).hexdigest()
+                return f"{key}.{parts[0]}", key
+            return ".".join(parts), ".".join(package)
+        return None
+
+    @staticmethod
+    def _import_roots(directory: str, cache: dict[str, list[str]]) -> list[str]:
+        known = cache.get(directory)
+        if known is None:
+            top = project_root(directory)
+            known = [os.path.join(top, "src"), top] if os.path.isdir(os.path.join(top, "src")) else [top]
+            # A script's own directory (when it is no package) comes first, as `python script.py`.
+            if not os.path.exists(os.path.join(directory, "__init__.py")) and directory not in known:
+                known = [directory, *known]
+            cache[directory] = known
+        return known
+
+    def _find_module(self, full: str, importer: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
+        """The file of the project module that `full` (a module, or a name in one) lies in."""
+        parts = full.split(".")
+        for root in self._import_roots(os.path.dirname(importer), roots):
+            for size in range(len(parts), 0, -1):
+                base = os.path.join(root, *parts[:size])
+                for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                    if os.path.isfile(candidate):
+                        named = self._name_of(candidate, roots)
+                        return (named[0], candidate) if named is not None else None
+        return None
+
+    def _read(self, name: str, absolute: str, checked: bool, data: bytes | None,
+              store: SummaryStore | None) -> ModuleSummary:
+        package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
+        summary = ModuleSummary(name, absolute, package, checked)
+        try:
+            if data is None:
+                with open(absolute, "rb") as handle:
+                    data = handle.read()
+            text = data.decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            text = None
+        if text is not None:
+            key = blake2b(f"{name}\0{package}\0".encode() + data, digest_size=16).hexdigest()
+            kept = store.get(absolute, key) if store is not None else None
+            if kept is not None:
+                try:
+                    summary = ModuleSummary.from_json(kept, checked)
+                except (KeyError, TypeError, ValueError):
+                    kept = None
+            if kept is None:
+                try:
+                    summary = summarise(name, package, absolute, text, checked)
+                except Exception:  # noqa: BLE001 - a module the index cannot read is left out,
+                    summary = ModuleSummary(name, absolute, package, checked)  # never a traceback
+                if store is not None:
+                    store.put(absolute, key, summary.to_json())
+        self.modules[name] = summary
+        self.by_path[absolute] = name
+        return summary
+
+    # ---- questions
+
+    def resolve(self, qualified: str, package: str = "") -> tuple[str, str] | None:
+        """`proj.data.load` -> ("proj.data", "load"): the module and the name in it. From a
+        script's directory (`package` one of its keys), its siblings come first, as in Python."""
+        if package.startswith(_SCRIPT_DIRECTORY):
+            found = self.resolve(f"{package}.{qualified}")
+            if found is not None:
+                return found
+        parts = qualified.split(".")
+        for size in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:size])
+            if module in self.modules:
+                return module, ".".join(parts[size:])
+        return None
+
+    def is_class(self, qualified: str, package: str = "") -> bool:
+        resolved = self.resolve(qualified, package)
+        return resolved is not None and resolved[1] in self.modules[resolved[0]].classes
+
+    def _returns_dataset(self, qualified: str, package: str = "") -> bool:
+        resolved = self.resolve(qualified, package)
+        if resolved is None:
+            return False
+        function = self.modules[resolved[0]].functions.get(resolved[1])
+        return function is not None and function.returns_dataset
+
+    def receives_datasets(self, name: str) -> bool:
+        """Do other project modules hand this one datasets: to its functions, or as what their
+        functions it imports return?"""
+        if self.callers.get(name):
+            return True
+        summary = self.modules[name]
+        for full in summary.imports.values():
+            resolved = self.resolve(full + ".x", summary.package)
+            if resolved is not None and resolved[0] != name and any(
+                    f.returns_dataset for f in self.modules[resolved[0]].functions.values()):
+                return True
+        return False
+
+    def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
+        """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
+        summary = self.modules[caller]
+        return frozenset(scope for scope, target, _, _ in summary.dataset_calls
+                         if (resolved := self.resolve(target, summary.package)) is not None and resolved[0] == callee
+                         and self.modules[callee].relevant(resolved[1], carries=True))
+
+    def module_of(self, path: str | os.PathLike) -> ModuleSummary | None:
+        name = self.by_path.get(os.path.abspath(path))
+        return self.modules.get(name) if name is not None else None
+
+    def key_of(self, path: str | os.PathLike) -> bytes:
+        """What a file's findings depend on in other modules, for its cache key: the summaries
+        of the project modules it imports (and theirs), of the modules that hand it datasets,
+        and of what those import."""
+        name = self.by_path.get(os.path.abspath(path))
+        if name is None:
+            return b""
+        known = self._keys.get(name)
+        if known is None:
+            reached = self._dependencies(name)
+            known = self._keys[name] = "\0".join(
+                f"{other}={self.modules[other].digest}" for other in sorted(reached)).encode()
+        return known
+
+    def _dependencies(self, name: str) -> set[str]:
+        reached: set[str] = set()
+        stack = [name, *self.callers.get(name, ())]
+        while stack:
+            current = stack.pop()
+            if current in reached:
+                continue
+            reached.add(current)
+            summary = self.modules.get(current)
+            if summary is None:
+                continue
+            for full in summary.imports.values():
+                # The module itself, or the one a name is in.
+                resolved = self.resolve(full + ".x", summary.package)
+                if resolved is not None and resolved[0] not in reached:
+                    stack.append(resolved[0])
+        reached.discard(name)
+        return reached
+
+
+def _returning(function: FunctionSummary) -> FunctionSummary:
+    return FunctionSummary(function.line, function.digest, function.params, function.takes,
+                           function.returns, function.returns_if, True)
+
+
+def _digest(summary: ModuleSummary) -> str:
+    digest = blake2b(digest_size=8)
+    digest.update(summary.path.encode())
+    for local, full in sorted(summary.imports.items()):
+        digest.update(f"i\0{local}\0{full}\0".encode())
+    for name, function in sorted(summary.functions.items()):
+        digest.update(f"f\0{name}\0{function.line}\0{function.digest}\0{function.returns_dataset}\0"
+                      f"{','.join(function.takes)}\0".encode())
+    for scope, target, kind, needs in summary.dataset_calls:
+        digest.update(f"c\0{scope}\0{target}\0{kind}\0{','.join(needs)}\0".encode())
+    return digest.hexdigest()

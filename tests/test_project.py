@@ -1,0 +1,297 @@
+"""Issue 18: whole-project analysis. Datasets built in one module and shuffled, cached, batched or
+fitted in others are followed across modules; findings stay in the file that holds the op and
+name the other module's line; the cache re-checks a file when a module it depends on changes."""
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchmarks.synthetic_project import expected, write_project
+from clirunner import separate_streams_runner
+from pipelint import check_paths, check_source
+from pipelint.cli import main
+from pipelint.project import ProjectIndex
+
+FILES = {
+    "pyproject.toml": "[project]\nname = 'proj'\n",
+    "src/proj/__init__.py": "",
+    "src/proj/data.py": """
+        import tensorflow as tf
+
+
+        def parse(record):
+            return tf.io.parse_single_example(record, {"x": tf.io.FixedLenFeature([], tf.float32)})
+
+
+        def load(files):
+            ds = tf.data.TFRecordDataset(files)
+            ds = ds.map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+            ds = ds.shuffle(10_000)
+            return ds
+
+
+        def shards(files):
+            parts = []
+            for name in files:
+                parts.append(tf.data.TFRecordDataset(name).shuffle(1_000))
+            return parts
+        """,
+    # serial maps, one random, then a cache: applied with `train.apply(pipeline.prepare)`
+    "src/proj/pipeline.py": """
+        import tensorflow as tf
+
+
+        def decode(x):
+            return tf.image.decode_jpeg(x)
+
+
+        def augment(x):
+            return tf.image.random_flip_left_right(x)
+
+
+        def prepare(ds):
+            ds = ds.map(decode)
+            ds = ds.map(augment)
+            ds = ds.cache()
+            return ds
+        """,
+    # never names TensorFlow: it only receives datasets
+    "src/proj/batching.py": '''
+        """Batching helpers."""
+
+
+        def finish(ds, size):
+            return ds.batch(size).shuffle(64).prefetch(2)
+        ''',
+    # never names TensorFlow either; keeps the dataset on `self` in one method, caches it in another
+    "src/proj/trainer.py": """
+        class Trainer:
+            def __init__(self, dataset, model):
+                self.dataset = dataset
+                self.model = model
+
+            def fit(self):
+                self.dataset = self.dataset.cache().batch(32).prefetch(2)
+                self.model.fit(self.dataset, epochs=10)
+        """,
+    "src/proj/train.py": """
+        import tensorflow as tf
+
+        from proj import data, pipeline
+        from proj.batching import finish
+        from proj.trainer import Trainer
+
+        train = data.load(["a.tfrecord"])
+        train = train.apply(pipeline.prepare)
+        train = finish(train, 32)
+
+        parts = data.shards(["b.tfrecord", "c.tfrecord"])
+        extra = parts[0]
+        for part in parts[1:]:
+            extra = extra.concatenate(part)
+        extra = extra.cache().batch(32).prefetch(tf.data.AUTOTUNE)
+
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")
+        Trainer(data.load(["d.tfrecord"]), model).fit()
+        model.fit(train, epochs=3)
+        model.fit(extra, epochs=3)
+        """,
+    # names TensorFlow, but nothing hands it a dataset and nothing it does is tf.data's
+    "src/proj/report.py": """
+        import tensorflow as tf
+
+
+        def summarize(frame):
+            return frame.map(str).filter(len)
+        """,
+}
+
+# What a reader expects, in the file that holds each op: (file, line, code, end of the message).
+EXPECTED = {
+    ("batching.py", 5, "PL203", ""),  # `shuffle` of batches (data.py's own shuffle is not named)
+    ("pipeline.py", 13, "PL101", ""), ("pipeline.py", 14, "PL101", ""),  # serial maps
+    ("pipeline.py", 15, "PL201", "(shuffled in data.py:11)"),  # cache after data.py's shuffle
+    ("pipeline.py", 15, "PL202", ""),  # cache after the random map
+    ("pipeline.py", 15, "PL301", ""),  # a TFRecord file kept whole in memory
+    ("train.py", 15, "PL201", "(shuffled in data.py:18)"),  # the list's shuffled parts, concatenated
+    ("train.py", 15, "PL301", ""),
+    ("trainer.py", 7, "PL201", "(shuffled in data.py:11)"),  # kept on self in __init__, cached in fit
+    ("trainer.py", 7, "PL301", ""),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def _found(diagnostics) -> set[tuple[str, int, str, str]]:
+    return {(os.path.basename(d.path), d.line, d.code,
+             d.message[d.message.rindex(" ("):].strip() if d.message.endswith(")") and " (shuffled" in d.message
+             else "") for d in diagnostics}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    _write(tmp_path, FILES)
+    return tmp_path
+
+
+def test_the_whole_project_gets_exactly_the_findings_a_reader_expects(project):
+    assert _found(check_paths([project], select=["ALL"])) == EXPECTED
+
+
+def test_one_file_given_still_follows_the_modules_it_imports(project):
+    found = _found(check_paths([project / "src/proj/train.py"], select=["ALL"]))
+    assert found == {e for e in EXPECTED if e[0] == "train.py"}
+
+
+def test_a_module_alone_takes_a_parameter_for_a_dataset_from_its_use(project):
+    # No caller in sight (one file, as the flake8 plugin and --stdin-filename check it).
+    source = (project / "src/proj/pipeline.py").read_text()
+    found = {(d.line, d.code): d.message for d in check_source(source, "pipeline.py", select=["ALL"])}
+    assert set(found) == {(13, "PL101"), (14, "PL101"), (15, "PL202")}
+    assert all(m.endswith("(`ds` is treated as a tf.data dataset from its use)") for m in found.values())
+
+
+def test_a_parameter_with_other_uses_is_not_taken_for_a_dataset():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        def prepare(ds):
+            ds = ds.map(decode)
+            print(ds.shape)
+            return ds.shuffle(8).batch(4)
+
+        def rows(frame):
+            return frame.map(str).filter(len)
+    """)
+    assert check_source(source, "x.py", select=["ALL"]) == []
+
+
+def test_a_module_that_never_names_tensorflow_is_checked_only_when_it_receives_datasets(project):
+    (project / "src/proj/train.py").write_text("import tensorflow as tf\n")
+    found = _found(check_paths([project], select=["ALL"]))
+    assert not {f for f in found if f[0] in ("batching.py", "trainer.py")}
+
+
+def test_editing_one_module_changes_the_findings_cached_for_another(project, monkeypatch):
+    monkeypatch.chdir(project)
+    runner = separate_streams_runner()
+
+    def run() -> list[str]:
+        result = runner.invoke(main, ["check", "--select", "ALL", "--output-format", "concise", "--jobs", "1",
+                                      "--exit-zero", "src"], catch_exceptions=False)
+        return [line for line in result.stdout.splitlines() if line.startswith("src/")]
+
+    cold = run()
+    assert run() == cold  # warm: replayed
+    assert any("trainer.py:7" in line and "PL201" in line for line in cold)
+    data = project / "src/proj/data.py"
+    data.write_text(data.read_text().replace("    ds = ds.shuffle(10_000)\n", ""))
+    edited = run()
+    # trainer.py and pipeline.py are unchanged, but what data.py hands them no longer shuffles.
+    assert not any("trainer.py:7" in line and "PL201" in line for line in edited)
+    assert not any("pipeline.py:15" in line and "PL201" in line for line in edited)
+    assert any("train.py:15" in line and "PL201" in line for line in edited)
+
+
+def test_the_cache_key_of_a_file_depends_on_the_modules_it_uses_not_on_others(project):
+    files = sorted((project / "src/proj").glob("*.py"))
+    before = ProjectIndex.build(files)
+    report = project / "src/proj/report.py"
+    report.write_text(report.read_text() + "\n\ndef more(frame):\n    return frame.map(repr)\n")
+    after_report = ProjectIndex.build(files)
+    data = project / "src/proj/data.py"
+    data.write_text("\n" + data.read_text())
+    after_data = ProjectIndex.build(files)
+    trainer = project / "src/proj/trainer.py"
+    assert before.key_of(trainer) == after_report.key_of(trainer)
+    assert after_report.key_of(trainer) != after_data.key_of(trainer)
+
+
+def test_worker_processes_report_what_one_process_does(tmp_path):
+    write_project(tmp_path, 20)
+    one = check_paths([tmp_path], select=["ALL"], jobs=1)
+    many = check_paths([tmp_path], select=["ALL"], jobs=2)
+    assert one == many
+    assert {(os.path.basename(d.path), d.line, d.code) for d in one} == expected(20)
+
+
+def test_a_warm_run_reads_the_summaries_it_kept(project, monkeypatch):
+    from pipelint.project import index as index_module
+
+    monkeypatch.chdir(project)
+    parsed: list[str] = []
+    real = index_module.summarise
+
+    def counting(name, *args, **kwargs):
+        parsed.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(index_module, "summarise", counting)
+    runner = separate_streams_runner()
+    arguments = ["check", "--select", "ALL", "--jobs", "1", "--exit-zero", "src"]
+    cold = runner.invoke(main, arguments, catch_exceptions=False).stdout
+    assert sorted(parsed) == ["proj", "proj.batching", "proj.data", "proj.pipeline", "proj.report",
+                              "proj.train", "proj.trainer"]
+    parsed.clear()
+    assert runner.invoke(main, arguments, catch_exceptions=False).stdout == cold
+    assert parsed == []
+
+
+def test_scripts_in_directories_of_their_own_import_their_own_siblings(tmp_path):
+    # Two examples, each a `data.py` beside a `train.py`: each train.py uses its own data.py.
+    for example, buffer in (("a", "shuffle(100)"), ("b", "repeat()")):
+        _write(tmp_path / "examples" / example, {
+            "data.py": f"""
+                import tensorflow as tf
+
+                def load(files):
+                    return tf.data.TFRecordDataset(files).{buffer}
+                """,
+            "train.py": """
+                import data
+
+                ds = data.load(["x.tfrecord"]).cache()
+                """,
+        })
+    (tmp_path / ".git").mkdir()
+    found = {(Path(d.path).parent.name, d.code) for d in check_paths([tmp_path], select=["PL201", "PL209"])}
+    assert found == {("a", "PL201")}
+
+
+def test_a_class_of_the_module_keeps_the_dataset_on_self_for_its_other_methods():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, files):
+                self.ds = tf.data.TFRecordDataset(files).shuffle(1000)
+
+            def fit(self, model):
+                model.fit(self.ds.cache().batch(8).prefetch(2), epochs=3)
+
+        Trainer(["a.tfrecord"]).fit(model)
+    """)
+    found = {(d.line, d.code) for d in check_source(source, "t.py", select=["PL201"])}
+    assert found == {(9, "PL201")}
+
+
+def test_datasets_collected_in_a_list_reach_what_combines_them():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        parts = []
+        for name in ["a", "b"]:
+            parts.append(tf.data.TFRecordDataset(name).shuffle(100))
+        mixed = tf.data.Dataset.sample_from_datasets(parts).cache().batch(8).prefetch(2)
+    """)
+    found = {(d.line, d.code) for d in check_source(source, "t.py", select=["PL201"])}
+    assert found == {(7, "PL201")}
