@@ -204,3 +204,19 @@ def test_other_applies_are_not_service_hand_offs():
                   "ds = tf.data.Dataset.range(4).apply(tf.data.experimental.prefetch_to_device('/gpu:0'))\n"
                   "ds = ds.apply(my.distribute('parallel_epochs', A))\n")
     assert list(model.service_hand_offs()) == []
+
+
+def test_a_loop_over_a_list_of_datasets_iterates_the_list_not_the_datasets():
+    model = build(
+        "import tensorflow as tf\n"
+        "parts = []\n"
+        "for name in names:\n"
+        "    parts.append(tf.data.TextLineDataset(name).map(f))\n"
+        "for part in parts[1:]:\n"
+        "    print(part)\n"
+        "for part in parts:\n"
+        "    print(part)\n"
+        "for x, y in zip(parts[0], parts[1]):\n"
+        "    step(x, y)\n"
+    )
+    assert [c.kind for c in model.consumers] == ["for"]  # only the zip of two of them

@@ -88,6 +88,8 @@ class Expressions(InterpreterState):
                     and isinstance(expr.slice[0].slice.value, cst.SimpleString):
                 return base.get(expr.slice[0].slice.value.evaluated_value)
             if isinstance(base, Collection):
+                if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
+                    return base  # `parts[1:]`: some of the same items, still a list
                 if base.is_mapping:
                     return base.items[0] if base.items else None
                 index = (literal_int(expr.slice[0].slice.value)
@@ -95,8 +97,6 @@ class Expressions(InterpreterState):
                          else None)
                 if index is not None and -len(base.items) <= index < len(base.items):
                     return base.items[index]
-                if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Slice):
-                    return base  # `parts[1:]`: some of the same items
             return None
         if isinstance(expr, (cst.Tuple, cst.List)):
             return Collection(tuple(self._eval(e.value, frame) for e in expr.elements))
