@@ -503,7 +503,9 @@ class ProjectIndex:
                 if extra >= _MAX_EXTRA_MODULES:
                     break
                 found = index._find_module(full, absolute, roots)
-                if found is not None and found[2] != found[0] and not found[0].startswith(_SCRIPT_DIRECTORY):
+                # (A bare name is left to the script's own directory: two may hold a `data.py`.)
+                if found is not None and found[2] != found[0] \
+                        and ("." in found[2] or not found[0].startswith(_SCRIPT_DIRECTORY)):
                     # One file under two names (`mnist` beside its script, `datasets.mnist`
                     # from the directory above: a namespace package): both import it.
                     index.aliases.setdefault(found[2], found[0])
