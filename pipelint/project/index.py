@@ -10,15 +10,19 @@ A module is summarised only when its text could touch a dataset (a dataset metho
 project) are walked. The summary says, per function and method (`f`, `Class.method`): where
 it starts and a digest of its text, which parameters it may take datasets in (receivers of
 dataset methods, arguments of `fit`, loops, kept on `self`), and whether it returns a dataset
-(or does if some other module's function it calls does); and which calls hand a dataset to
-another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`, `Trainer(ds)`). A summary
+(or does if some other module's function it calls does, or a caller hands it one); which calls
+hand a dataset to another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`,
+`Trainer(ds)`) or to one of its own functions that hands it on; and which names its top level
+binds to datasets. A module with nothing else to summarise keeps its top-level imports. A summary
 depends on its module's text alone, so the result cache keeps it between runs (`SummaryStore`);
 what crosses modules (who returns datasets through whom, who hands whom datasets) is resolved
 here, over plain data.
 
-Summaries decide three things: which functions of other modules a check runs (`context`), which
+Summaries decide four things: which functions of other modules a check runs (`context`), which
 modules receive datasets from other modules (checked even when they never name TensorFlow, with
-those datasets), and the part of a file's cache key that depends on other modules (`key_of`).
+those datasets), which modules use the datasets a module exports (`consumers`: run in its check,
+their uses are its datasets' consumers), and the part of a file's cache key that depends on other
+modules (`key_of`).
 """
 from __future__ import annotations
 
