@@ -112,6 +112,8 @@ class ModuleSummary:
     #: Names bound at module level to datasets (other modules may import them): name -> the
     #: conditions of `dataset_calls` (() when it is one anyway).
     exports: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Each argument that may be a dataset: (qualified name called, position or keyword, conditions).
+    handing: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
     digest: str = ""
 
     def relevant(self, attribute: str, carries: bool) -> bool:
@@ -137,7 +139,8 @@ class ModuleSummary:
                        for name, f in data["functions"].items()},
                       frozenset(data["classes"]),
                       [(scope, target, kind, tuple(needs)) for scope, target, kind, needs in data["dataset_calls"]],
-                      {name: tuple(needs) for name, needs in data["exports"].items()})
+                      {name: tuple(needs) for name, needs in data["exports"].items()},
+                      [(target, key, tuple(needs)) for target, key, needs in data["handing"]])
         return summary
 
 
@@ -307,9 +310,12 @@ class _Reader:
             end = getattr(node, "end_lineno", node.lineno) or node.lineno
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             text = "\n".join(self.lines[start - 1:end])
+            # Returning a parameter that some call hands a dataset is not returning one to every
+            # caller (`serialize(obj)` returns `obj`): only what it makes or gets counts.
+            returns_if = tuple(sorted(q for q in returns if ":" not in q)) if returns is not True else ()
             functions[qualname] = FunctionSummary(
                 start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)),
-                returns is True, tuple(sorted(returns)) if returns is not True else ())
+                returns is True, returns_if)
             self._dataset_calls(qualname, nodes, datasetish)
         module_nodes = self.scopes[""]
         bindings = _bindings(module_nodes)
@@ -334,8 +340,14 @@ class _Reader:
                 target = self.qualified(func) or self.own(func)
                 kind, found = "call", frozenset()
                 if target is not None:
-                    for arg in (*node.args, *(k.value for k in node.keywords)):
-                        found = _either(found, datasetish(arg))
+                    arguments = [*((str(i), a) for i, a in enumerate(node.args)),
+                                 *((k.arg, k.value) for k in node.keywords if k.arg)]
+                    for key, arg in arguments:
+                        one = datasetish(arg)
+                        if one:
+                            found = _either(found, one)
+                            # Which parameter it fills: a parameter is a dataset when one is handed.
+                            self.summary.handing.append((target, key, () if one is True else tuple(sorted(one))))
             if found:
                 calls.append((scope, target, kind, () if found is True else tuple(sorted(found))))
 
@@ -471,8 +483,8 @@ class ProjectIndex:
         #: Module -> the modules that import datasets it makes (names bound to datasets at its
         #: top level, what its functions return): their uses of those are its datasets' uses.
         self.consumers: dict[str, set[str]] = {}
-        #: Functions (module, name) that some call hands a dataset.
-        self._handed: set[tuple[str, str]] = set()
+        #: Parameters (module, function, parameter) that some call hands a dataset.
+        self._handed: set[tuple[str, str, str]] = set()
         self._keys: dict[str, bytes] = {}
 
     # ---- building
@@ -570,21 +582,26 @@ class ProjectIndex:
             if function.returns:
                 summary.functions[name] = _returning(function)
         waiting = [(s, n, f) for s, n, f in waiting if not f.returns and f.returns_if]
-        calls = [(summary, target, needs) for summary in self.modules.values()
-                 for _, target, _, needs in summary.dataset_calls]
+        calls = [(summary, target, key, needs) for summary in self.modules.values()
+                 for target, key, needs in summary.handing]
         changed = True
         while changed and (waiting or calls):
             changed = False
             still_calls = []
-            for summary, target, needs in calls:
+            for summary, target, key, needs in calls:
                 resolved = self.resolve(target, summary.package)
-                if resolved is None:
+                function = self.modules[resolved[0]].functions.get(resolved[1]) if resolved is not None else None
+                if function is None:
+                    continue
+                parameter = key if not key.isdigit() else (
+                    function.params[int(key)] if int(key) < len(function.params) else None)
+                if parameter is None:
                     continue
                 if self._holds(needs, summary.package):
-                    self._handed.add(resolved)
+                    self._handed.add((*resolved, parameter))
                     changed = True
                 else:
-                    still_calls.append((summary, target, needs))
+                    still_calls.append((summary, target, key, needs))
             calls = still_calls
             still = []
             for summary, name, function in waiting:
@@ -602,10 +619,10 @@ class ProjectIndex:
         if not needs:
             return True
         for condition in needs:
-            function, colon, _ = condition.partition(":")
+            function, colon, parameter = condition.partition(":")
             if colon:
                 resolved = self.resolve(function, package)
-                if resolved is not None and resolved in self._handed:
+                if resolved is not None and (*resolved, parameter) in self._handed:
                     return True
             elif self._returns_dataset(condition, package):
                 return True
@@ -808,4 +825,6 @@ def _digest(summary: ModuleSummary) -> str:
         digest.update(f"c\0{scope}\0{target}\0{kind}\0{','.join(needs)}\0".encode())
     for name, needs in sorted(summary.exports.items()):
         digest.update(f"e\0{name}\0{','.join(needs)}\0".encode())
+    for target, key, needs in summary.handing:
+        digest.update(f"h\0{target}\0{key}\0{','.join(needs)}\0".encode())
     return digest.hexdigest()
