@@ -506,28 +506,36 @@ class ProjectIndex:
             if named is not None:
                 pending.append((named[0], absolute, True, contents.get(path)))
         extra = 0
+        importers_only: list[ModuleSummary] = []
         while pending:
             name, absolute, checked, data = pending.pop()
             known = index.by_path.get(absolute)
-            if known is not None and known != name and not known.startswith(_SCRIPT_DIRECTORY):
-                index.aliases.setdefault(name, known)
+            if known is not None:
+                index._alias(name, known)
             if name in index.modules or known is not None:
                 continue
             summary = index._read(name, absolute, checked, data, store)
+            if not (summary.functions or summary.dataset_calls or summary.exports):
+                importers_only.append(summary)  # it may use what others export: nothing to read
+                continue
             # The project modules it imports, found as Python would, read too (not checked).
             for full in summary.imports.values():
                 if extra >= _MAX_EXTRA_MODULES:
                     break
                 found = index._find_module(full, absolute, roots)
-                # (A bare name is left to the script's own directory: two may hold a `data.py`.)
-                if found is not None and found[2] != found[0] \
-                        and ("." in found[2] or not found[0].startswith(_SCRIPT_DIRECTORY)):
-                    # One file under two names (`mnist` beside its script, `datasets.mnist`
-                    # from the directory above: a namespace package): both import it.
-                    index.aliases.setdefault(found[2], found[0])
+                if found is not None:
+                    index._alias(found[2], found[0])
                 if found is not None and found[0] not in index.modules:
                     extra += 1
                     pending.append((found[0], found[1], False, None))
+        # What those import under names of their own (`datasets.mnist` for `mnist`).
+        for summary in importers_only:
+            for full in summary.imports.values():
+                if index.resolve(full + ".x", summary.package) is None \
+                        and full.split(".", 1)[0] not in _NOT_THE_PROJECT:
+                    found = index._find_module(full, summary.path, roots)
+                    if found is not None and found[1] in index.by_path:
+                        index._alias(found[2], index.by_path[found[1]])
         index._resolve()
         for summary in index.modules.values():
             for _, target, _, needs in summary.dataset_calls:
@@ -570,6 +578,13 @@ class ProjectIndex:
             return True
         needs = module.exports.get(name)
         return needs is not None and self._holds(needs, module.package)
+
+    def _alias(self, name: str, module: str) -> None:
+        """One file under two names (`mnist` beside its script, `datasets.mnist` from the
+        directory above: a namespace package): both import it. A bare name is left to the
+        script's own directory (two may hold a `data.py`)."""
+        if name != module and ("." in name or not module.startswith(_SCRIPT_DIRECTORY)):
+            self.aliases.setdefault(name, module)
 
     def _resolve(self) -> None:
         """Which functions return datasets, also through other modules' functions, and which
