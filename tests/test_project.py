@@ -436,3 +436,20 @@ def test_datasets_handed_on_through_two_functions_of_the_calling_module(tmp_path
     assert _codes_in(found, "preprocessing.py") == {(9, "PL101"), (10, "PL101")}
     index = ProjectIndex.build(sorted(tmp_path.rglob("*.py")))
     assert index.callers == {"train_utils.preprocessing": {"train"}}
+
+
+def test_editing_an_importer_changes_the_findings_cached_for_the_exporter(tmp_path, monkeypatch):
+    _write(tmp_path, EXPORTS)
+    monkeypatch.chdir(tmp_path)
+    runner = separate_streams_runner()
+
+    def run() -> list[str]:
+        result = runner.invoke(main, ["check", "--select", "PL103", "--output-format", "concise", "--jobs", "1",
+                                      "--exit-zero", "."], catch_exceptions=False)
+        return [line for line in result.stdout.splitlines() if "PL103" in line]
+
+    assert [line.split(":")[:2] for line in run()] == [["dataset.py", "6"]]
+    train = tmp_path / "train.py"
+    # dataset.py is unchanged, but train.py now only looks at one batch of the training set.
+    train.write_text(train.read_text().replace("train_ds.enumerate()", "enumerate(train_ds.take(1))"))
+    assert run() == []

@@ -114,6 +114,8 @@ class ModuleSummary:
     exports: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: Each argument that may be a dataset: (qualified name called, position or keyword, conditions).
     handing: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    #: Of its whole text: what a module that it imports datasets from depends on (its loops).
+    text_digest: str = ""
     digest: str = ""
 
     def relevant(self, attribute: str, carries: bool) -> bool:
@@ -140,7 +142,8 @@ class ModuleSummary:
                       frozenset(data["classes"]),
                       [(scope, target, kind, tuple(needs)) for scope, target, kind, needs in data["dataset_calls"]],
                       {name: tuple(needs) for name, needs in data["exports"].items()},
-                      [(target, key, tuple(needs)) for target, key, needs in data["handing"]])
+                      [(target, key, tuple(needs)) for target, key, needs in data["handing"]],
+                      data["text_digest"])
         return summary
 
 
@@ -166,6 +169,7 @@ def _dotted(node: ast.expr) -> str | None:
 def summarise(name: str, package: str, path: str, text: str, checked: bool) -> ModuleSummary:
     """A module's summary from its text alone (empty when nothing in it could touch a dataset)."""
     summary = ModuleSummary(name, path, package, checked)
+    summary.text_digest = blake2b(text.encode(), digest_size=8).hexdigest()
     if _COULD_TOUCH_DATASETS.search(text):
         try:
             with warnings.catch_warnings():
@@ -792,7 +796,8 @@ class ProjectIndex:
     def key_of(self, path: str | os.PathLike) -> bytes:
         """What a file's findings depend on in other modules, for its cache key: the summaries
         of the project modules it imports (and theirs), of the modules that hand it datasets,
-        and of what those import."""
+        and of what those import; and the whole text of the modules that import its datasets
+        (their uses of them are its datasets' consumers)."""
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
@@ -800,7 +805,9 @@ class ProjectIndex:
         if known is None:
             reached = self._dependencies(name)
             known = self._keys[name] = "\0".join(
-                f"{other}={self.modules[other].digest}" for other in sorted(reached)).encode()
+                [*(f"{other}={self.modules[other].digest}" for other in sorted(reached)),
+                 *(f"{other}~{self.modules[other].text_digest}" for other in sorted(self.consumers.get(name, ())))]
+            ).encode()
         return known
 
     def _dependencies(self, name: str) -> set[str]:
