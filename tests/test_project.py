@@ -453,3 +453,23 @@ def test_editing_an_importer_changes_the_findings_cached_for_the_exporter(tmp_pa
     # dataset.py is unchanged, but train.py now only looks at one batch of the training set.
     train.write_text(train.read_text().replace("train_ds.enumerate()", "enumerate(train_ds.take(1))"))
     assert run() == []
+
+
+def test_an_importer_the_model_cannot_run_leaves_the_exporters_own_findings(tmp_path, monkeypatch):
+    from pipelint.model.interpreter import Interpreter
+
+    _write(tmp_path, EXPORTS)
+    real = Interpreter._run_statement
+
+    failed = []
+
+    def failing(self, stmt, frame):
+        if getattr(frame.where, "name", None) == "train":
+            failed.append(stmt)
+            raise RuntimeError("a construct the interpreter does not know")
+        return real(self, stmt, frame)
+
+    monkeypatch.setattr(Interpreter, "_run_statement", failing)
+    found = _codes_in(_found(check_paths([tmp_path], select=["ALL"], jobs=1)), "dataset.py")
+    alone = {(d.line, d.code) for d in check_source((tmp_path / "dataset.py").read_text(), "dataset.py", select=["ALL"])}
+    assert failed and found == alone and (9, "PL101") in found

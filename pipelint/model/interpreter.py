@@ -61,13 +61,19 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
                     if "." not in name:
                         frame.env[f"{alias}.{name}"] = value
             self._exported_to = (names, wholes)
+            consumers, sites = len(self.consumers), set(self.op_sites)
             try:
                 with self._in_module(home):
                     self._module_frame = frame
                     for stmt in home.module.body:
                         self._run_statement(stmt, frame)
+            except Exception:  # noqa: BLE001 - an importer this model cannot run adds nothing
+                del self.consumers[consumers:]
+                for call in set(self.op_sites) - sites:
+                    del self.op_sites[call]
             finally:
                 self._exported_to = None
+                self._module_frame = top
 
     def _exported_call(self, func: cst.BaseExpression) -> str | None:
         """While an importer runs: the function of this module that `func` names, if any."""
