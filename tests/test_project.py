@@ -295,3 +295,181 @@ def test_datasets_collected_in_a_list_reach_what_combines_them():
     """)
     found = {(d.line, d.code) for d in check_source(source, "t.py", select=["PL201"])}
     assert found == {(7, "PL201")}
+
+
+# Datasets made at one module's top level (or returned by its functions) and used by a module
+# that imports them: the importer's uses are the consumers the exporting module's ops are judged by.
+EXPORTS = {
+    ".git/HEAD": "",
+    "dataset.py": """
+        import tensorflow as tf
+
+        train_dataset = tf.data.Dataset.list_files("train/*.jpg")
+        train_dataset = train_dataset.map(load, num_parallel_calls=tf.data.AUTOTUNE)
+        train_dataset = train_dataset.shuffle(400)
+        train_dataset = train_dataset.batch(1)
+
+        test_dataset = tf.data.Dataset.list_files("test/*.jpg")
+        test_dataset = test_dataset.map(load)
+        test_dataset = test_dataset.batch(1)
+        """,
+    # never names a tf.data method of its own: only loops and looks
+    "train.py": """
+        from dataset import train_dataset, test_dataset
+
+
+        def fit(train_ds, epochs, test_ds):
+            for epoch in range(epochs):
+                for example_input, example_target in test_ds.take(1):
+                    show(example_input, example_target)
+                for n, (input_image, target) in train_ds.enumerate():
+                    train_step(input_image, target, epoch)
+
+
+        fit(train_dataset, 150, test_dataset)
+        """,
+}
+
+
+def _codes_in(found, name: str) -> set[tuple[int, str]]:
+    return {(line, code) for file, line, code, _ in found if file == name}
+
+
+def test_an_importers_uses_of_module_level_datasets_are_their_consumers(tmp_path):
+    _write(tmp_path, EXPORTS)
+    found = _found(check_paths([tmp_path], select=["PL101", "PL103"]))
+    # The training set is looped over every epoch with no prefetch; the test set's serial map
+    # only feeds a look at one batch.
+    assert _codes_in(found, "dataset.py") == {(6, "PL103")}
+    alone = check_source((tmp_path / "dataset.py").read_text(), "dataset.py", select=["PL101", "PL103"])
+    assert {(d.line, d.code) for d in alone} == {(9, "PL101")}  # no importer in sight: who knows
+
+
+def test_an_importers_uses_of_what_a_function_returns_are_its_consumers(tmp_path):
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "datasets/mnist.py": """
+            import tensorflow as tf
+            import tensorflow_datasets as tfds
+
+
+            def prepare_dataset(batch_size, seed=42):
+                train_ds = tfds.load("mnist", split="train")
+                test_ds = tfds.load("mnist", split="test")
+                train_ds = train_ds.shuffle(buffer_size=10, seed=seed).batch(batch_size)
+                test_ds = test_ds.shuffle(buffer_size=10, seed=seed).batch(batch_size)
+                return train_ds, test_ds
+            """,
+        # a star import, a progress bar around a numpy iterator, inside a function
+        "main.py": """
+            from datasets.mnist import *
+            from tqdm import tqdm
+
+
+            def train(epochs):
+                for _ in range(epochs):
+                    for batch in tqdm(train_ds.as_numpy_iterator(), total=total):
+                        state = step(state, batch)
+
+
+            train_ds, test_ds = prepare_dataset(100)
+            total = train_ds.cardinality().numpy()
+            print(test_ds.cardinality().numpy())
+            train(10)
+            """,
+    })
+    found = _found(check_paths([tmp_path], select=["PL103", "PL205"]))
+    # Fixed seed on the training set, looped over every epoch; the test set is only counted.
+    assert _codes_in(found, "mnist.py") == {(8, "PL103"), (8, "PL205")}
+
+
+def test_datasets_handed_on_through_two_functions_of_the_calling_module(tmp_path):
+    _write(tmp_path, {
+        "train_utils/__init__.py": "",
+        "train_utils/preprocessing.py": """
+            import tensorflow as tf
+
+
+            def resize(image, label):
+                return tf.image.resize_with_pad(image, 224, 224), label
+
+
+            def preproc(train_ds, test_ds):
+                train_ds = train_ds.map(resize)
+                test_ds = test_ds.map(resize)
+                return train_ds, test_ds
+            """,
+        # `main` gets them from `get_dataset` and hands them to `preprocess_dataset`, whose
+        # parameters are only passed on: no call of this module names a dataset outright
+        "train.py": """
+            import tensorflow as tf
+            from train_utils.preprocessing import preproc
+
+
+            def get_dataset(batch_size):
+                (x, y), (tx, ty) = tf.keras.datasets.cifar10.load_data()
+                train = tf.data.Dataset.from_tensor_slices((x, y))
+                test = tf.data.Dataset.from_tensor_slices((tx, ty))
+                return train.batch(batch_size), test.batch(batch_size)
+
+
+            def preprocess_dataset(args, train_dataset, test_dataset):
+                if args.augment:
+                    return preproc(train_dataset, test_dataset)
+                return train_dataset, test_dataset
+
+
+            def main(args, model):
+                train_dataset, test_dataset = get_dataset(args.batch_size)
+                train_dataset, test_dataset = preprocess_dataset(args, train_dataset, test_dataset)
+                train_dataset = train_dataset.prefetch(tf.data.AUTOTUNE)
+                test_dataset = test_dataset.prefetch(tf.data.AUTOTUNE)
+                model.fit(train_dataset, epochs=3, validation_data=test_dataset)
+
+
+            if __name__ == "__main__":
+                main(parse(), build())
+            """,
+    })
+    found = _found(check_paths([tmp_path], select=["ALL"]))
+    # Serial maps over the batches `main` fits on (and, prefetched there, no PL103 here).
+    assert _codes_in(found, "preprocessing.py") == {(9, "PL101"), (10, "PL101")}
+    index = ProjectIndex.build(sorted(tmp_path.rglob("*.py")))
+    assert index.callers == {"train_utils.preprocessing": {"train"}}
+
+
+def test_editing_an_importer_changes_the_findings_cached_for_the_exporter(tmp_path, monkeypatch):
+    _write(tmp_path, EXPORTS)
+    monkeypatch.chdir(tmp_path)
+    runner = separate_streams_runner()
+
+    def run() -> list[str]:
+        result = runner.invoke(main, ["check", "--select", "PL103", "--output-format", "concise", "--jobs", "1",
+                                      "--exit-zero", "."], catch_exceptions=False)
+        return [line for line in result.stdout.splitlines() if "PL103" in line]
+
+    assert [line.split(":")[:2] for line in run()] == [["dataset.py", "6"]]
+    train = tmp_path / "train.py"
+    # dataset.py is unchanged, but train.py now only looks at one batch of the training set.
+    train.write_text(train.read_text().replace("train_ds.enumerate()", "enumerate(train_ds.take(1))"))
+    assert run() == []
+
+
+def test_an_importer_the_model_cannot_run_leaves_the_exporters_own_findings(tmp_path, monkeypatch):
+    from pipelint.model.interpreter import Interpreter
+
+    _write(tmp_path, EXPORTS)
+    real = Interpreter._run_statement
+
+    failed = []
+
+    def failing(self, stmt, frame):
+        if getattr(frame.where, "name", None) == "train":
+            failed.append(stmt)
+            raise RuntimeError("a construct the interpreter does not know")
+        return real(self, stmt, frame)
+
+    monkeypatch.setattr(Interpreter, "_run_statement", failing)
+    found = _codes_in(_found(check_paths([tmp_path], select=["ALL"], jobs=1)), "dataset.py")
+    alone = {(d.line, d.code) for d in check_source((tmp_path / "dataset.py").read_text(), "dataset.py", select=["ALL"])}
+    assert failed and found == alone and (9, "PL101") in found

@@ -22,6 +22,13 @@ from pipelint.model.values import (
 PEEK_LIMIT = 10  # `take(n)` of at most this many elements, iterated, is a look, not a loop
 
 
+def _within(node: cst.CSTNode, tree: cst.CSTNode) -> bool:
+    """Is `node` `tree` or part of it?"""
+    if node is tree:
+        return True
+    return any(_within(node, child) for child in tree.children)
+
+
 def _small_count(take: Op) -> bool:
     arg = take.arg("count", 0)
     count = literal_int(arg.value) if arg is not None else None
@@ -253,7 +260,11 @@ class Datasets(InterpreterState):
             bookkeeping = _bookkeeping_kind(stmt)
             if bookkeeping == "peek" and self._frame and self._frame.loops:
                 bookkeeping = None
+            # A small `take` built into a pipeline that a loop with work in it iterates inside an
+            # epoch loop (`train = ....take(5)` defined elsewhere) is a small training set.
             if all(path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])
+                   and (not self._frame or not self._frame.loops or bookkeeping is not None
+                        or _within(path.ops[-1].call, iter_expr))
                    for path in dataset.paths):
                 bookkeeping = "peek"
             self._consume(bookkeeping or ("eval-loop" if _evaluates(stmt) else "for"), stmt, dataset, iter_expr)

@@ -22,6 +22,10 @@ from pipelint.model.values import (
 )
 
 
+#: Progress bars: iterating one iterates what it wraps.
+PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+
+
 class Expressions(InterpreterState):
     def _eval(self, expr: cst.BaseExpression, frame: Frame) -> object:
         value = self._eval_expression(expr, frame)
@@ -193,6 +197,15 @@ class Expressions(InterpreterState):
             receiver_value = self._eval(func.value, frame)
         arg_values = [self._eval(arg.value, frame) for arg in call.args]
 
+        if self._exported_to is not None:
+            own = self._exported_call(func)
+            if own is not None and own in self._returned:
+                self._importers_called.add(own)
+                return self._returned[own]
+        if arg_values and isinstance(arg_values[0], DatasetValue) and (qualified in PROGRESS_WRAPPERS or (
+                qualified is None and isinstance(func, cst.Name) and func.value == "tqdm"
+                and "tqdm" not in frame.env and "tqdm" not in frame.locals_defs)):
+            return arg_values[0]  # `for x in tqdm(ds)` iterates `ds` (a star import may bring tqdm)
         if qualified in PEEKING_CALLS and arg_values:
             for dataset in datasets_in(arg_values[0]):
                 self._consume("peek", call, dataset, call.args[0].value)

@@ -85,6 +85,12 @@ class InterpreterState:
         #: The module each class of another project module lives in.
         self._class_homes: dict[cst.ClassDef, object] = {}
         self._receivers: frozenset[str] | None = None
+        #: What this module's functions returned in their own runs, by name, and those that
+        #: modules importing them call (`_run_importers`): their callers are known.
+        self._returned: dict[str, object] = {}
+        self._importers_called: set[str] = set()
+        #: While a module importing this one runs: its names for this module's names.
+        self._exported_to: tuple[dict[str, str], frozenset[str]] | None = None
 
     @property
     def _telling_receivers(self) -> frozenset[str]:

@@ -33,13 +33,58 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
         for stmt in module.body:
             self._top = stmt
             self._run_statement(stmt, top)
+        self._run_importers(top)
         # A dataset returned from a function that this module itself calls is not handed to an
         # unknown caller: the call site was interpreted and its consumers recorded there.
         self.consumers[:] = [
             c for c in self.consumers
-            if not (c.kind == "return" and c.function in self._called_names)
+            if not (c.kind == "return" and (c.function in self._called_names or c.function in self._importers_called))
         ]
         self._drop_stand_in_parameters()
+
+    def _run_importers(self, top: Frame) -> None:
+        """Run the modules that import this one's datasets (`project.importers`), their
+        top-level code and what it calls, with this module's names bound to what this run made
+        of them: their uses of those datasets (a training loop, a look at one batch) are this
+        module's datasets' consumers (kept with `where`, as ops of other modules are)."""
+        importers = getattr(self.project, "importers", None)
+        if importers is None or self._where is not None:
+            return
+        for home, names, wholes in importers():
+            frame = Frame(env={}, function=None, cls=None, locals_defs=dict(home.functions),
+                          where=home, inlined=True)
+            for local, name in names.items():
+                if name in top.env:
+                    frame.env[local] = top.env[name]
+            for alias in wholes:
+                for name, value in top.env.items():
+                    if "." not in name:
+                        frame.env[f"{alias}.{name}"] = value
+            self._exported_to = (names, wholes)
+            consumers, sites = len(self.consumers), set(self.op_sites)
+            try:
+                with self._in_module(home):
+                    self._module_frame = frame
+                    for stmt in home.module.body:
+                        self._run_statement(stmt, frame)
+            except Exception:  # noqa: BLE001 - an importer this model cannot run adds nothing
+                del self.consumers[consumers:]
+                for call in set(self.op_sites) - sites:
+                    del self.op_sites[call]
+            finally:
+                self._exported_to = None
+                self._module_frame = top
+
+    def _exported_call(self, func: cst.BaseExpression) -> str | None:
+        """While an importer runs: the function of this module that `func` names, if any."""
+        names, wholes = self._exported_to
+        name = dotted(func)
+        if name is None or self._where is None:
+            return None
+        if name in names:
+            return names[name]
+        alias, _, rest = name.partition(".")
+        return rest if alias in wholes and rest and "." not in rest else None
 
     def _drop_stand_in_parameters(self) -> None:
         """A helper's own run stands its parameter in for "some dataset"; where this module calls
@@ -150,6 +195,9 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
                 frame.returns.append(value)
                 if not frame.inlined and frame.function is not None:
                     self.returns.setdefault(frame.function, []).append(small.value)
+                    if frame.cls is None and frame.where is None:
+                        name = frame.function.name.value
+                        self._returned[name] = merge_values(self._returned.get(name), value)
                     for dataset in datasets_in(value):
                         self._consume("return", small, dataset, small.value, function=frame.function.name.value)
         elif isinstance(small, (cst.Raise, cst.Assert, cst.Del)):

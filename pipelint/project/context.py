@@ -117,6 +117,38 @@ class ModuleView:
         """Does `qualified` name a class of another project module?"""
         return self.context.index.is_class(qualified, self.package)
 
+    def importers(self) -> list[tuple[ForeignModule, dict[str, str], frozenset[str]]]:
+        """The other project modules that import this one's datasets (`index.consumers`), each
+        with its local names for this module's top-level names (local -> name here) and its
+        names for this module as a whole (`import data`); none while this module is itself run
+        for another."""
+        if self.recording is not None or self.run_as is not None:
+            return []
+        index = self.context.index
+        own = index.modules[self.name]
+        top = [*own.exports, *(name for name in own.functions if "." not in name)]
+        found = []
+        for importer in sorted(index.consumers.get(self.name, ())):
+            home = self.context.foreign(importer)
+            if home is None:
+                continue
+            summary = index.modules[importer]
+            names: dict[str, str] = {}
+            wholes = set()
+            for local, full in summary.imports.items():
+                whole = index.resolve(full + ".x", summary.package)
+                if whole is not None and whole == (self.name, "x"):
+                    if local.startswith("*"):
+                        names.update((name, name) for name in top)
+                    else:
+                        wholes.add(local)
+                    continue
+                resolved = index.resolve(full, summary.package)
+                if resolved is not None and resolved[0] == self.name and "." not in resolved[1]:
+                    names[local] = resolved[1]
+            found.append((home, names, frozenset(wholes)))
+        return found
+
     def seeds(self, qualified: str) -> dict[str, object]:
         """The datasets this module's function `qualified` receives from other modules, by
         parameter (nothing while this module is itself run as a caller)."""

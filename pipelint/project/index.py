@@ -10,15 +10,19 @@ A module is summarised only when its text could touch a dataset (a dataset metho
 project) are walked. The summary says, per function and method (`f`, `Class.method`): where
 it starts and a digest of its text, which parameters it may take datasets in (receivers of
 dataset methods, arguments of `fit`, loops, kept on `self`), and whether it returns a dataset
-(or does if some other module's function it calls does); and which calls hand a dataset to
-another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`, `Trainer(ds)`). A summary
+(or does if some other module's function it calls does, or a caller hands it one); which calls
+hand a dataset to another project module (`prepare(ds)`, `ds.apply(pipeline.prepare)`,
+`Trainer(ds)`) or to one of its own functions that hands it on; and which names its top level
+binds to datasets. A module with nothing else to summarise keeps its top-level imports. A summary
 depends on its module's text alone, so the result cache keeps it between runs (`SummaryStore`);
 what crosses modules (who returns datasets through whom, who hands whom datasets) is resolved
 here, over plain data.
 
-Summaries decide three things: which functions of other modules a check runs (`context`), which
+Summaries decide four things: which functions of other modules a check runs (`context`), which
 modules receive datasets from other modules (checked even when they never name TensorFlow, with
-those datasets), and the part of a file's cache key that depends on other modules (`key_of`).
+those datasets), which modules use the datasets a module exports (`consumers`: run in its check,
+their uses are its datasets' consumers), and the part of a file's cache key that depends on other
+modules (`key_of`).
 """
 from __future__ import annotations
 
@@ -60,6 +64,9 @@ _CONSUMING_METHODS = frozenset({"fit", "evaluate", "predict"})
 _NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
     "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "jax", "torch", "pandas",
     "sklearn", "scipy", "matplotlib", "absl", "tqdm", "PIL", "cv2", "yaml", "wandb"}
+#: A module's top-level imports, for a module with nothing else to summarise (it may still use
+#: what other modules export): cheaper than parsing all of it.
+_TOP_LEVEL_IMPORT = re.compile(r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]+)", re.M)
 _SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
 
@@ -102,6 +109,13 @@ class ModuleSummary:
     #: qualified name called; "call" or "apply"; the other modules' functions whose returning a
     #: dataset makes the argument one, () when it is one anyway).
     dataset_calls: list[tuple[str, str, str, tuple[str, ...]]] = field(default_factory=list)
+    #: Names bound at module level to datasets (other modules may import them): name -> the
+    #: conditions of `dataset_calls` (() when it is one anyway).
+    exports: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Each argument that may be a dataset: (qualified name called, position or keyword, conditions).
+    handing: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    #: Of its whole text: what a module that it imports datasets from depends on (its loops).
+    text_digest: str = ""
     digest: str = ""
 
     def relevant(self, attribute: str, carries: bool) -> bool:
@@ -126,7 +140,10 @@ class ModuleSummary:
                                              f["returns"], tuple(f["returns_if"]))
                        for name, f in data["functions"].items()},
                       frozenset(data["classes"]),
-                      [(scope, target, kind, tuple(needs)) for scope, target, kind, needs in data["dataset_calls"]])
+                      [(scope, target, kind, tuple(needs)) for scope, target, kind, needs in data["dataset_calls"]],
+                      {name: tuple(needs) for name, needs in data["exports"].items()},
+                      [(target, key, tuple(needs)) for target, key, needs in data["handing"]],
+                      data["text_digest"])
         return summary
 
 
@@ -152,6 +169,7 @@ def _dotted(node: ast.expr) -> str | None:
 def summarise(name: str, package: str, path: str, text: str, checked: bool) -> ModuleSummary:
     """A module's summary from its text alone (empty when nothing in it could touch a dataset)."""
     summary = ModuleSummary(name, path, package, checked)
+    summary.text_digest = blake2b(text.encode(), digest_size=8).hexdigest()
     if _COULD_TOUCH_DATASETS.search(text):
         try:
             with warnings.catch_warnings():
@@ -160,6 +178,17 @@ def summarise(name: str, package: str, path: str, text: str, checked: bool) -> M
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return summary  # the engine reports what is wrong with it
         _Reader(summary, text, tree).summarise()
+    else:
+        # Its imports only: what it imports from modules that export datasets is their uses.
+        found = _TOP_LEVEL_IMPORT.findall(text)
+        if found:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse("\n".join(found))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return summary
+            _Reader(summary, text, tree).imports()
     return summary
 
 
@@ -183,6 +212,7 @@ class _Reader:
     def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module) -> None:
         self.summary, self.lines, self.tree = summary, text.splitlines(), tree
         self.defs: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+        self.own_functions: set[str] = set()
         self.scopes: dict[str, list[ast.AST]] = {"": []}
 
     def imports(self) -> None:
@@ -203,6 +233,8 @@ class _Reader:
                 for alias in node.names:
                     if alias.name != "*":
                         names[alias.asname or alias.name] = f"{base}.{alias.name}"
+                    else:  # the module's names, unknown here: kept under a key no name can be
+                        names[f"*{base}"] = base
 
     def _absolute(self, level: int, module: str | None) -> str | None:
         if level == 0:
@@ -222,6 +254,12 @@ class _Reader:
         if full is None:
             return None
         return f"{full}.{rest}" if rest else full
+
+    def own(self, expr: ast.expr) -> str | None:
+        """`helper` called by its bare name, a function of this module: its qualified name."""
+        if isinstance(expr, ast.Name) and expr.id in self.own_functions and expr.id not in self.summary.imports:
+            return f"{self.summary.name}.{expr.id}"
+        return None
 
     def _walk(self) -> None:
         """Each function's own nodes; a function is walked only when its text could touch a
@@ -254,6 +292,7 @@ class _Reader:
             stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
                          for child in ast.iter_child_nodes(node))
         self.summary.classes = frozenset(classes)
+        self.own_functions = {name for name, _ in self.defs if "." not in name}
 
     def summarise(self) -> None:
         self.imports()
@@ -264,7 +303,10 @@ class _Reader:
             nodes = self.scopes[qualname]
             params = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs))
             takes = _taking(nodes, set(params) - {"self", "cls"})
-            datasetish = _Datasetish(self, _bindings(nodes), takes)
+            # A parameter it does not use as a dataset is one when a caller hands it one.
+            handed = {p: f"{summary.name}.{qualname}:{p}" for p in params
+                      if p not in takes and p not in ("self", "cls") and "." not in qualname}
+            datasetish = _Datasetish(self, _bindings(nodes), takes, handed)
             returns: bool | frozenset[str] = frozenset()
             for n in nodes:
                 if isinstance(n, ast.Return) and n.value is not None:
@@ -272,13 +314,22 @@ class _Reader:
             end = getattr(node, "end_lineno", node.lineno) or node.lineno
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             text = "\n".join(self.lines[start - 1:end])
+            # Returning a parameter that some call hands a dataset is not returning one to every
+            # caller (`serialize(obj)` returns `obj`): only what it makes or gets counts.
+            returns_if = tuple(sorted(q for q in returns if ":" not in q)) if returns is not True else ()
             functions[qualname] = FunctionSummary(
                 start, blake2b(text.encode(), digest_size=8).hexdigest(), params, tuple(sorted(takes)),
-                returns is True, tuple(sorted(returns)) if returns is not True else ())
+                returns is True, returns_if)
             self._dataset_calls(qualname, nodes, datasetish)
         module_nodes = self.scopes[""]
-        self._dataset_calls("", module_nodes, _Datasetish(self, _bindings(module_nodes), set()))
+        bindings = _bindings(module_nodes)
+        datasetish = _Datasetish(self, bindings, set())
+        self._dataset_calls("", module_nodes, datasetish)
         summary.functions = functions
+        for name in bindings:
+            found = datasetish(ast.Name(name))
+            if found:
+                summary.exports[name] = () if found is True else tuple(sorted(found))
 
     def _dataset_calls(self, scope: str, nodes: Iterable[ast.AST], datasetish: "_Datasetish") -> None:
         calls = self.summary.dataset_calls
@@ -290,11 +341,17 @@ class _Reader:
                 target = self.qualified(node.args[0])
                 kind, found = "apply", datasetish(func.value) if target is not None else frozenset()
             else:
-                target = self.qualified(func)
+                target = self.qualified(func) or self.own(func)
                 kind, found = "call", frozenset()
                 if target is not None:
-                    for arg in (*node.args, *(k.value for k in node.keywords)):
-                        found = _either(found, datasetish(arg))
+                    arguments = [*((str(i), a) for i, a in enumerate(node.args)),
+                                 *((k.arg, k.value) for k in node.keywords if k.arg)]
+                    for key, arg in arguments:
+                        one = datasetish(arg)
+                        if one:
+                            found = _either(found, one)
+                            # Which parameter it fills: a parameter is a dataset when one is handed.
+                            self.summary.handing.append((target, key, () if one is True else tuple(sorted(one))))
             if found:
                 calls.append((scope, target, kind, () if found is True else tuple(sorted(found))))
 
@@ -323,6 +380,11 @@ def _bindings(nodes: Iterable[ast.AST]) -> dict[str, list[ast.expr]]:
             for target in node.targets:
                 if isinstance(target, ast.Name):
                     found.setdefault(target.id, []).append(node.value)
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    # `train, test = load()`: each name may be one of what it returns.
+                    for element in target.elts:
+                        if isinstance(element, ast.Name):
+                            found.setdefault(element.id, []).append(node.value)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr == "append" and isinstance(node.func.value, ast.Name) and node.args:
             found.setdefault(node.func.value.id, []).append(node.args[0])
@@ -356,8 +418,11 @@ class _Datasetish:
     telling method, names bound to those and parameters taken as datasets; otherwise the other
     modules' functions (qualified names) whose returning a dataset would make it one."""
 
-    def __init__(self, reader: _Reader, bindings: dict[str, list[ast.expr]], takes: set[str]):
+    def __init__(self, reader: _Reader, bindings: dict[str, list[ast.expr]], takes: set[str],
+                 handed: Mapping[str, str] | None = None):
         self.reader, self.bindings, self.takes = reader, bindings, takes
+        #: Parameters that are datasets when callers hand them some: their conditions.
+        self.handed = handed or {}
         self.active: set[str] = set()
         self.memo: dict[str, bool | frozenset[str]] = {}
 
@@ -373,7 +438,8 @@ class _Datasetish:
             if expr.id in self.active:
                 return frozenset()
             self.active.add(expr.id)
-            found: bool | frozenset[str] = frozenset()
+            handed = self.handed.get(expr.id)
+            found: bool | frozenset[str] = frozenset((handed,)) if handed is not None else frozenset()
             try:
                 for value in self.bindings.get(expr.id, ()):
                     found = _either(found, self(value, depth + 1))
@@ -404,7 +470,7 @@ class _Datasetish:
                     return self(func.value, depth + 1)
         elif isinstance(func, ast.Name) and func.id in _CONSTRUCTORS:
             return True
-        qualified = self.reader.qualified(func)
+        qualified = self.reader.qualified(func) or self.reader.own(func)
         return frozenset((qualified,)) if qualified is not None else frozenset()
 
 
@@ -414,8 +480,15 @@ class ProjectIndex:
     def __init__(self) -> None:
         self.modules: dict[str, ModuleSummary] = {}
         self.by_path: dict[str, str] = {}
+        #: Other names of modules (a file imported under two names): name -> module.
+        self.aliases: dict[str, str] = {}
         #: Module -> the modules whose calls hand it datasets.
         self.callers: dict[str, set[str]] = {}
+        #: Module -> the modules that import datasets it makes (names bound to datasets at its
+        #: top level, what its functions return): their uses of those are its datasets' uses.
+        self.consumers: dict[str, set[str]] = {}
+        #: Parameters (module, function, parameter) that some call hands a dataset.
+        self._handed: set[tuple[str, str, str]] = set()
         self._keys: dict[str, bytes] = {}
 
     # ---- building
@@ -437,50 +510,142 @@ class ProjectIndex:
             if named is not None:
                 pending.append((named[0], absolute, True, contents.get(path)))
         extra = 0
+        importers_only: list[ModuleSummary] = []
         while pending:
             name, absolute, checked, data = pending.pop()
-            if name in index.modules or absolute in index.by_path:
+            known = index.by_path.get(absolute)
+            if known is not None:
+                index._alias(name, known)
+            if name in index.modules or known is not None:
                 continue
             summary = index._read(name, absolute, checked, data, store)
+            if not (summary.functions or summary.dataset_calls or summary.exports):
+                importers_only.append(summary)  # it may use what others export: nothing to read
+                continue
             # The project modules it imports, found as Python would, read too (not checked).
             for full in summary.imports.values():
                 if extra >= _MAX_EXTRA_MODULES:
                     break
                 found = index._find_module(full, absolute, roots)
+                if found is not None:
+                    index._alias(found[2], found[0])
                 if found is not None and found[0] not in index.modules:
                     extra += 1
                     pending.append((found[0], found[1], False, None))
-        index._resolve_returns()
+        # What those import under names of their own (`datasets.mnist` for `mnist`).
+        for summary in importers_only:
+            for full in summary.imports.values():
+                if index.resolve(full + ".x", summary.package) is None \
+                        and full.split(".", 1)[0] not in _NOT_THE_PROJECT:
+                    found = index._find_module(full, summary.path, roots)
+                    if found is not None and found[1] in index.by_path:
+                        index._alias(found[2], index.by_path[found[1]])
+        index._resolve()
         for summary in index.modules.values():
             for _, target, _, needs in summary.dataset_calls:
                 resolved = index.resolve(target, summary.package)
                 # Only a function (or class) of that module that takes datasets receives one.
                 if resolved is not None and resolved[0] != summary.name \
                         and index.modules[resolved[0]].relevant(resolved[1], carries=True) \
-                        and (not needs or any(index._returns_dataset(q, summary.package) for q in needs)):
+                        and index._holds(needs, summary.package):
                     index.callers.setdefault(resolved[0], set()).add(summary.name)
             summary.digest = _digest(summary)
+        for summary in index.modules.values():
+            for exporter in index._imported_exporters(summary):
+                index.consumers.setdefault(exporter, set()).add(summary.name)
         return index
 
-    def _resolve_returns(self) -> None:
-        """Which functions return datasets, also through other modules' functions (to a fixpoint)."""
+    def _imported_exporters(self, summary: ModuleSummary) -> set[str]:
+        """The other project modules whose datasets `summary`'s module imports: a name bound to
+        one, a function returning one, or the whole module (`import data`, `from data import *`)."""
+        found = set()
+        for local, full in summary.imports.items():
+            whole = local.startswith("*")
+            resolved = self.resolve(full + ".x" if whole else full, summary.package)
+            if resolved is None or resolved[0] == summary.name:
+                continue
+            module = self.modules[resolved[0]]
+            if not whole and resolved[1] != "x" and "." not in resolved[1]:
+                names = [resolved[1]]
+            elif whole or self.resolve(full + ".x", summary.package) == resolved:
+                names = [*module.exports, *module.functions]
+            else:
+                continue
+            if any(self.exports_dataset(module, name) for name in names):
+                found.add(module.name)
+        return found
+
+    def exports_dataset(self, module: ModuleSummary, name: str) -> bool:
+        """Is `name` of `module` a dataset (bound at its top level) or a function returning one?"""
+        function = module.functions.get(name)
+        if function is not None and function.returns_dataset:
+            return True
+        needs = module.exports.get(name)
+        return needs is not None and self._holds(needs, module.package)
+
+    def _alias(self, name: str, module: str) -> None:
+        """One file under two names (`mnist` beside its script, `datasets.mnist` from the
+        directory above: a namespace package): both import it. A bare name is left to the
+        script's own directory (two may hold a `data.py`)."""
+        if name != module and ("." in name or not module.startswith(_SCRIPT_DIRECTORY)):
+            self.aliases.setdefault(name, module)
+
+    def _resolve(self) -> None:
+        """Which functions return datasets, also through other modules' functions, and which
+        are handed datasets by some call (their parameters' conditions): both to a fixpoint, as
+        each may hold through the other (`main` hands `prepare` the datasets `load` returns;
+        `prepare` hands them on to another module's function, whose result it returns)."""
         waiting = [(summary, name, function) for summary in self.modules.values()
                    for name, function in summary.functions.items()]
         for summary, name, function in waiting:
             if function.returns:
                 summary.functions[name] = _returning(function)
         waiting = [(s, n, f) for s, n, f in waiting if not f.returns and f.returns_if]
+        calls = [(summary, target, key, needs) for summary in self.modules.values()
+                 for target, key, needs in summary.handing]
         changed = True
-        while changed and waiting:
+        while changed and (waiting or calls):
             changed = False
+            still_calls = []
+            for summary, target, key, needs in calls:
+                resolved = self.resolve(target, summary.package)
+                function = self.modules[resolved[0]].functions.get(resolved[1]) if resolved is not None else None
+                if function is None:
+                    continue
+                parameter = key if not key.isdigit() else (
+                    function.params[int(key)] if int(key) < len(function.params) else None)
+                if parameter is None:
+                    continue
+                if self._holds(needs, summary.package):
+                    self._handed.add((*resolved, parameter))
+                    changed = True
+                else:
+                    still_calls.append((summary, target, key, needs))
+            calls = still_calls
             still = []
             for summary, name, function in waiting:
-                if any(self._returns_dataset(q, summary.package) for q in function.returns_if):
+                if self._holds(function.returns_if, summary.package):
                     summary.functions[name] = _returning(function)
                     changed = True
                 else:
                     still.append((summary, name, function))
             waiting = still
+
+    def _holds(self, needs: Iterable[str], package: str) -> bool:
+        """Is the argument a dataset: no conditions, or one of them holds (a function returns
+        datasets; `module.function:parameter`, a function some call hands datasets)."""
+        needs = tuple(needs)
+        if not needs:
+            return True
+        for condition in needs:
+            function, colon, parameter = condition.partition(":")
+            if colon:
+                resolved = self.resolve(function, package)
+                if resolved is not None and (*resolved, parameter) in self._handed:
+                    return True
+            elif self._returns_dataset(condition, package):
+                return True
+        return False
 
     def _name_of(self, absolute: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
         """(module name, package) as Python would import the file from the project's roots. A
@@ -510,6 +675,11 @@ class ProjectIndex:
         known = cache.get(directory)
         if known is None:
             top = project_root(directory)
+            # No project marker above: the package's parent directory, from where Python
+            # imports it (`train_utils/preprocessing.py` is `train_utils.preprocessing`).
+            if top == directory:
+                while os.path.exists(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+                    top = os.path.dirname(top)
             known = [os.path.join(top, "src"), top] if os.path.isdir(os.path.join(top, "src")) else [top]
             # A script's own directory (when it is no package) comes first, as `python script.py`.
             if not os.path.exists(os.path.join(directory, "__init__.py")) and directory not in known:
@@ -517,8 +687,9 @@ class ProjectIndex:
             cache[directory] = known
         return known
 
-    def _find_module(self, full: str, importer: str, roots: dict[str, list[str]]) -> tuple[str, str] | None:
-        """The file of the project module that `full` (a module, or a name in one) lies in."""
+    def _find_module(self, full: str, importer: str, roots: dict[str, list[str]]) -> tuple[str, str, str] | None:
+        """The project module that `full` (a module, or a name in one) lies in: its name, its
+        file, and the name `full` imports it by."""
         parts = full.split(".")
         for root in self._import_roots(os.path.dirname(importer), roots):
             for size in range(len(parts), 0, -1):
@@ -526,7 +697,7 @@ class ProjectIndex:
                 for candidate in (base + ".py", os.path.join(base, "__init__.py")):
                     if os.path.isfile(candidate):
                         named = self._name_of(candidate, roots)
-                        return (named[0], candidate) if named is not None else None
+                        return (named[0], candidate, ".".join(parts[:size])) if named is not None else None
         return None
 
     def _read(self, name: str, absolute: str, checked: bool, data: bytes | None,
@@ -571,6 +742,7 @@ class ProjectIndex:
         parts = qualified.split(".")
         for size in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:size])
+            module = self.aliases.get(module, module)
             if module in self.modules:
                 return module, ".".join(parts[size:])
         return None
@@ -602,9 +774,20 @@ class ProjectIndex:
     def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
         """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
         summary = self.modules[caller]
-        return frozenset(scope for scope, target, _, _ in summary.dataset_calls
-                         if (resolved := self.resolve(target, summary.package)) is not None and resolved[0] == callee
-                         and self.modules[callee].relevant(resolved[1], carries=True))
+        found = {scope for scope, target, _, _ in summary.dataset_calls
+                 if (resolved := self.resolve(target, summary.package)) is not None and resolved[0] == callee
+                 and self.modules[callee].relevant(resolved[1], carries=True)}
+        # And the functions that hand those their datasets (`main` calls `prepare(args, ds)`,
+        # which calls the other module): the datasets reach the call only through them.
+        growing = True
+        while growing:
+            growing = False
+            for scope, target, _, _ in summary.dataset_calls:
+                if scope not in found and target.startswith(summary.name + ".") \
+                        and target[len(summary.name) + 1:] in found:
+                    found.add(scope)
+                    growing = True
+        return frozenset(found)
 
     def module_of(self, path: str | os.PathLike) -> ModuleSummary | None:
         name = self.by_path.get(os.path.abspath(path))
@@ -613,7 +796,8 @@ class ProjectIndex:
     def key_of(self, path: str | os.PathLike) -> bytes:
         """What a file's findings depend on in other modules, for its cache key: the summaries
         of the project modules it imports (and theirs), of the modules that hand it datasets,
-        and of what those import."""
+        and of what those import; and the whole text of the modules that import its datasets
+        (their uses of them are its datasets' consumers)."""
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
@@ -621,12 +805,14 @@ class ProjectIndex:
         if known is None:
             reached = self._dependencies(name)
             known = self._keys[name] = "\0".join(
-                f"{other}={self.modules[other].digest}" for other in sorted(reached)).encode()
+                [*(f"{other}={self.modules[other].digest}" for other in sorted(reached)),
+                 *(f"{other}~{self.modules[other].text_digest}" for other in sorted(self.consumers.get(name, ())))]
+            ).encode()
         return known
 
     def _dependencies(self, name: str) -> set[str]:
         reached: set[str] = set()
-        stack = [name, *self.callers.get(name, ())]
+        stack = [name, *self.callers.get(name, ()), *self.consumers.get(name, ())]
         while stack:
             current = stack.pop()
             if current in reached:
@@ -659,4 +845,8 @@ def _digest(summary: ModuleSummary) -> str:
                       f"{','.join(function.takes)}\0".encode())
     for scope, target, kind, needs in summary.dataset_calls:
         digest.update(f"c\0{scope}\0{target}\0{kind}\0{','.join(needs)}\0".encode())
+    for name, needs in sorted(summary.exports.items()):
+        digest.update(f"e\0{name}\0{','.join(needs)}\0".encode())
+    for target, key, needs in summary.handing:
+        digest.update(f"h\0{target}\0{key}\0{','.join(needs)}\0".encode())
     return digest.hexdigest()
