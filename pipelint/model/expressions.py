@@ -22,10 +22,6 @@ from pipelint.model.values import (
 )
 
 
-#: Progress bars: iterating one iterates what it wraps.
-PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
-
-
 class Expressions(InterpreterState):
     def _eval(self, expr: cst.BaseExpression, frame: Frame) -> object:
         value = self._eval_expression(expr, frame)
@@ -202,15 +198,13 @@ class Expressions(InterpreterState):
             if own is not None and own in self._returned:
                 self._importers_called.add(own)
                 return self._returned[own]
-        if arg_values and isinstance(arg_values[0], DatasetValue) and (qualified in PROGRESS_WRAPPERS or (
+        if arg_values and isinstance(arg_values[0], DatasetValue) and (qualified in PROGRESS_BARS or (
                 qualified is None and isinstance(func, cst.Name) and func.value == "tqdm"
                 and "tqdm" not in frame.env and "tqdm" not in frame.locals_defs)):
             return arg_values[0]  # `for x in tqdm(ds)` iterates `ds` (a star import may bring tqdm)
         if qualified in PEEKING_CALLS and arg_values:
             for dataset in datasets_in(arg_values[0]):
                 self._consume("peek", call, dataset, call.args[0].value)
-        if qualified in PROGRESS_BARS and arg_values and isinstance(arg_values[0], DatasetValue):
-            return arg_values[0]  # `tqdm(ds)` iterates the dataset it wraps
         if qualified is not None:
             origin_value = self._constructor_value(call, qualified, frame, arg_values)
             if origin_value is not None:

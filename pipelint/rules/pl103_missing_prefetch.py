@@ -23,14 +23,6 @@ def _is_parallel(op: Op) -> bool:
 _PASS_THROUGH = frozenset({"with_options", "take", "skip", "repeat", "assert_cardinality"})
 
 
-def _trimmed(path: DatasetPath) -> tuple[Op, ...]:
-    """The path's ops without trailing `with_options` (it adds no stage of its own)."""
-    ops = path.all_ops()
-    while ops and ops[-1].name == "with_options":
-        ops = ops[:-1]
-    return ops
-
-
 def _stages(ops: tuple[Op, ...]) -> tuple[Op, ...]:
     """`ops` without the trailing pass-through ops (`.prefetch(2).take(1).repeat()` ends in prefetch)."""
     while ops and ops[-1].name in _PASS_THROUGH:
@@ -425,8 +417,7 @@ when autotuning or that rewrite is off, and documents it.
             if consumer.kind in ("for", "eval-loop", "iter"):
                 if consumer.kind == "iter" and consumer.node in next_args:
                     continue  # `next(iter(ds))`: one element, not a loop
-                if any(_trimmed(p) and _trimmed(p)[-1].name == "take" for p in paths):
-                    continue
+                # (A loop over `ds.take(n)` with a small `n` is a look: the model says "peek".)
             if consumer.kind == "return" and any(
                     p.origin.kind == "parameter" or not any(op.name in BATCH_METHODS for op in p.all_ops())
                     for p in paths):
