@@ -18,7 +18,7 @@ over `ds.take(n)` with a small `n`, `element_spec`) is not reported, nor one bui
 constant (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`): such a function is
 stateless, so tf.data's default `map_parallelization` already runs it in parallel, and it is too
 cheap for the argument to matter (measured by `benchmarks/trivial_map_cost.py`: serial / AUTOTUNE
-between 0.87 and 1.04 with default options).
+between 0.70 and 1.04 with default options over two runs: the serial map was never slower).
 
 ## Why is this bad?
 Without `num_parallel_calls` the map is sequential by contract. TensorFlow's default
@@ -190,7 +190,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             if site.op.facts.trivial:
                 # A projection or a cast: stateless, so tf.data's default `map_parallelization`
                 # runs it in parallel already, and too cheap for the argument to change anything
-                # (benchmarks/trivial_map_cost.py: serial / AUTOTUNE 0.87-1.04 under default options).
+                # (benchmarks/trivial_map_cost.py: serial / AUTOTUNE 0.70-1.04 under default options).
                 continue
             message = (
                 "`map` without `num_parallel_calls`: it runs serially unless tf.data can prove the "
