@@ -138,6 +138,14 @@ def _decode(raw: dict[str, Any], path: str) -> Diagnostic:
     return Diagnostic(path=path, **values)
 
 
+def _read_json(file: Path) -> object:
+    """The JSON in `file`, or None when it is missing, unreadable or not JSON (it is rewritten)."""
+    try:
+        return json.loads(file.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
 class _Shard:
     """The entries of one configuration root, loaded on first use."""
 
@@ -147,10 +155,7 @@ class _Shard:
         self.changed: dict[str, list] = {}
 
     def _load(self) -> dict[str, list]:
-        try:
-            data = json.loads(self.file.read_bytes())
-        except (OSError, ValueError):
-            return {}
+        data = _read_json(self.file)
         if (not isinstance(data, dict) or data.get("format") != _FORMAT
                 or data.get("generation") != self.generation or data.get("root") != self.root
                 or not isinstance(data.get("files"), dict)):
@@ -169,10 +174,7 @@ class _Summaries:
         self.changed: dict[str, list] = {}
 
     def _load(self) -> dict[str, list]:
-        try:
-            data = json.loads(self.file.read_bytes())
-        except (OSError, ValueError):
-            return {}
+        data = _read_json(self.file)
         return data if isinstance(data, dict) else {}
 
     def get(self, path: str, key: str) -> dict | None:
