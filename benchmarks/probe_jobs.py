@@ -147,6 +147,11 @@ class StepClock:
 
 
 def fit(m, data, steps: int, **kw) -> None:
+    timed_fit(m, data, epochs=1, steps_per_epoch=steps, **kw)
+
+
+def timed_fit(m, data, **kw) -> None:
+    """`m.fit(data, **kw)` with each step timed by the job's own clock (printed at the end)."""
     import keras
     clock = StepClock()
 
@@ -154,7 +159,20 @@ def fit(m, data, steps: int, **kw) -> None:
         def on_train_batch_begin(self, batch, logs=None):
             clock.tick()
     try:
-        m.fit(data, epochs=1, steps_per_epoch=steps, verbose=0, callbacks=[Clock()], **kw)
+        m.fit(data, verbose=0, callbacks=[Clock()], **kw)
+    finally:
+        clock.report()
+
+
+def timed_loop(ds, steps: int, step_ms: float) -> None:
+    """A custom training loop over `ds`: `steps` steps of `step_ms` each, timed by the job's clock."""
+    clock = StepClock()
+    try:
+        for i, _batch in enumerate(ds):
+            clock.tick()
+            if i == steps:
+                break
+            sleep_ms(step_ms)
     finally:
         clock.report()
 
@@ -225,15 +243,7 @@ def shapes(job: str, steps: int, fixed: bool) -> None:
         ds = tf.data.Dataset.range(10**6).map(_read(FUSED_WAIT_MS), num_parallel_calls=npc).batch(FUSED_BATCH)
         if fixed:
             ds = _with_pool(ds, _threads())
-        clock = StepClock()
-        try:
-            for i, _batch in enumerate(ds):
-                clock.tick()
-                if i == steps:
-                    break
-                sleep_ms(LOOP_STEP_MS)
-        finally:
-            clock.report()
+        timed_loop(ds, steps, LOOP_STEP_MS)
     elif job == "fit_wait_at_cores":
         npc = _threads() if fixed else cores
         ds = tf.data.Dataset.range(10**6).map(_read(CORES_WAIT_MS), num_parallel_calls=npc).batch(16)
@@ -254,15 +264,7 @@ def shapes(job: str, steps: int, fixed: bool) -> None:
         ds = ds.batch(32).prefetch(tf.data.AUTOTUNE)
         m = keras.Sequential([keras.Input((1024,)), keras.layers.Dense(1)])
         m.compile(optimizer="sgd", loss="mse")
-        clock = StepClock()
-
-        class Clock(keras.callbacks.Callback):
-            def on_train_batch_begin(self, batch, logs=None):
-                clock.tick()
-        try:
-            m.fit(ds, epochs=EPOCHS, verbose=0, callbacks=[Clock()])
-        finally:
-            clock.report()
+        timed_fit(m, ds, epochs=EPOCHS)
     elif job == "image_aug":
         import tempfile
         root = _images(tempfile.mkdtemp(prefix="pipelint-images-"))
@@ -273,15 +275,7 @@ def shapes(job: str, steps: int, fixed: bool) -> None:
         m = keras.Sequential([keras.Input((96, 96, 3)), keras.layers.Conv2D(8, 3, strides=2),
                               keras.layers.GlobalAveragePooling2D(), keras.layers.Dense(2)])
         m.compile(optimizer="sgd", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        clock = StepClock()
-
-        class Clock(keras.callbacks.Callback):
-            def on_train_batch_begin(self, batch, logs=None):
-                clock.tick()
-        try:
-            m.fit(ds, epochs=max(1, steps // 12), verbose=0, callbacks=[Clock()])
-        finally:
-            clock.report()
+        timed_fit(m, ds, epochs=max(1, steps // 12))
     else:
         raise SystemExit(f"unknown job {job!r}; one of: {', '.join(TRUTH)}, {', '.join(SHAPES)}")
 
@@ -301,15 +295,7 @@ def main(job: str, steps: int, fixed: bool = False) -> None:
         fit(model(MODEL_MS), ds, steps)
     elif job == "loop_wait_map":
         ds = tf.data.Dataset.range(n * BATCH).map(slow_map(sleep_ms)).batch(BATCH).prefetch(tf.data.AUTOTUNE)
-        clock = StepClock()
-        try:
-            for i, _batch in enumerate(ds):
-                clock.tick()
-                if i == steps:
-                    break
-                sleep_ms(MODEL_MS)
-        finally:
-            clock.report()
+        timed_loop(ds, steps, MODEL_MS)
     elif job == "pydataset":
         import keras
 
