@@ -181,6 +181,8 @@ DATASET_TRIGGERS = (
     "tensorflow_datasets", "tfds", "AUTOTUNE", ".prefetch(", ".interleave(", ".unbatch(",
     ".with_options(", ".padded_batch(", ".ragged_batch(", "bucket_by_sequence_length",
 )
+# Dataset methods that add no work per element: after a `prefetch`, the pipeline still ends there.
+PASS_THROUGH_METHODS = frozenset({"with_options", "take", "skip", "repeat", "assert_cardinality"})
 # Dataset methods that group examples into batches (the elements after them are batches).
 BATCH_METHODS = frozenset(
     {"batch", "padded_batch", "ragged_batch", "sparse_batch", "bucket_by_sequence_length"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, DatasetPath, Op, Origin
+from pipelint.model import BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, PASS_THROUGH_METHODS, DatasetPath, Op, Origin
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import append_call
 
@@ -19,13 +19,11 @@ def _is_parallel(op: Op) -> bool:
     return position is not None and not op.implicit and op.arg("num_parallel_calls", position) is not None
 
 
-# Ops that add no work per element: a prefetch followed only by these still ends the pipeline.
-_PASS_THROUGH = frozenset({"with_options", "take", "skip", "repeat", "assert_cardinality"})
 
 
 def _stages(ops: tuple[Op, ...]) -> tuple[Op, ...]:
     """`ops` without the trailing pass-through ops (`.prefetch(2).take(1).repeat()` ends in prefetch)."""
-    while ops and ops[-1].name in _PASS_THROUGH:
+    while ops and ops[-1].name in PASS_THROUGH_METHODS:
         ops = ops[:-1]
     return ops
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import LOOKS, Op, OpSite, literal_int
+from pipelint.model import LOOKS, PASS_THROUGH_METHODS, Op, OpSite, literal_int
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
 # Ops that may follow a prefetch: they add no per-element work for the prefetch to hide.
-_PASS_THROUGH = frozenset({"with_options", "prefetch", "take", "skip", "repeat", "assert_cardinality"})
+_PASS_THROUGH = PASS_THROUGH_METHODS | {"prefetch"}
 # `apply` of these belongs after the prefetch (they move elements to a device or a service).
 _LAST_TRANSFORMS = ("prefetch_to_device", "copy_to_device", "tensorflow.data.experimental.service.")
 
