@@ -168,6 +168,11 @@ def _lint_file(path: Path, relpath: str, codes: frozenset[str], result: Comparis
     except Exception as error:  # noqa: BLE001 - a crash is an engine failure, not a traceback
         result.engine_errors.append((relpath, 1, "PL000", f"lint raised {type(error).__name__}: {error}"))
         return
+    _record(result, relpath, diagnostics)
+
+
+def _record(result: Comparison, relpath: str, diagnostics) -> None:
+    """A file's diagnostics as (file, line, code) keys; engine codes are failures."""
     for d in diagnostics:
         cell = getattr(d, "cell", None)
         line: int | str = f"{cell}:{d.line}" if cell is not None else d.line
@@ -244,13 +249,7 @@ def _lint_project(files: list[tuple[Path, str]], codes: frozenset[str], result: 
     for file_result in checked:
         relpath = relpaths[Path(file_result.file or file_result.path).resolve()]
         result.scored.append(relpath)
-        for d in file_result.diagnostics:
-            key = (relpath, d.line, d.code)
-            if d.code.startswith("PL0"):
-                result.engine_errors.append((relpath, d.line, d.code, d.message))
-            elif d.code in codes:
-                result.found.add(key)
-                result.messages[key] = d.message
+        _record(result, relpath, file_result.diagnostics)
 
 
 def _ratio(tp: int, other: int) -> float:
