@@ -14,6 +14,7 @@ from clirunner import separate_streams_runner
 from pipelint import check_paths, check_source
 from pipelint.cli import main
 from pipelint.project import ProjectIndex
+from rule_options import STRICT_PREFETCH_TOML
 
 FILES = {
     "pyproject.toml": "[project]\nname = 'proj'\n",
@@ -301,6 +302,7 @@ def test_datasets_collected_in_a_list_reach_what_combines_them():
 # that imports them: the importer's uses are the consumers the exporting module's ops are judged by.
 EXPORTS = {
     ".git/HEAD": "",
+    "pyproject.toml": STRICT_PREFETCH_TOML,  # PL103 judges every pipeline, as before TF 2.9
     "dataset.py": """
         import tensorflow as tf
 
@@ -348,6 +350,7 @@ def test_an_importers_uses_of_module_level_datasets_are_their_consumers(tmp_path
 def test_an_importers_uses_of_what_a_function_returns_are_its_consumers(tmp_path):
     _write(tmp_path, {
         ".git/HEAD": "",
+        "pyproject.toml": STRICT_PREFETCH_TOML,
         "datasets/mnist.py": """
             import tensorflow as tf
             import tensorflow_datasets as tfds

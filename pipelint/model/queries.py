@@ -14,8 +14,9 @@ what keeps pandas `.map`, Spark `.cache()` and a user's own `Batcher.batch()` si
 from __future__ import annotations
 
 import io
+import re
 import tokenize
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 
@@ -25,6 +26,16 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
+
+
+# Option settings that switch off one of tf.data's default graph rewrites. They act through
+# `with_options`, so a pipeline without one keeps the defaults whatever the module sets.
+_SWITCHES_OFF = {
+    # `inject_prefetch` runs only under autotuning, as one of the default optimizations.
+    "inject_prefetch": re.compile(
+        r"\b(?:inject_prefetch|apply_default_optimizations|autotune\.enabled|autotune)\s*=\s*False\b"),
+    "map_parallelization": re.compile(r"\b(?:map_parallelization|apply_default_optimizations)\s*=\s*False\b"),
+}
 
 
 def names_only_bound_or_chained(source: str) -> set[str]:
@@ -184,6 +195,20 @@ class PipelineModel(KerasQueries):
                     if tail not in result:
                         result.append(tail)
         return result
+
+    def pipeline_ops(self, op: Op) -> list[Op]:
+        """Every op on a pipeline through `op`: those before it, itself, and those after it."""
+        site = self.op_sites.get(op.call)
+        before = [o for prefix in (site.prefixes if site is not None else ()) for o in prefix.ops]
+        return before + [op] + [o for tail in self.continuations(op) for o in tail]
+
+    def rewrite_switched_off(self, rewrite: str, ops: Iterable[Op]) -> bool:
+        """May tf.data's default `rewrite` (`inject_prefetch`, `map_parallelization`) be off for a
+        pipeline through `ops`? Only where the pipeline takes options (`with_options`) and this
+        module switches the rewrite off (`options.experimental_optimization.inject_prefetch = False`,
+        `options.autotune.enabled = False`, `apply_default_optimizations = False`)."""
+        return (any(op.name == "with_options" for op in ops)
+                and _SWITCHES_OFF[rewrite].search(self.source) is not None)
 
     def consumers_of(self, op: Op) -> list[Consumer]:
         """The consumers of datasets built through `op`."""
