@@ -35,6 +35,7 @@ _SWITCHES_OFF = {
     "inject_prefetch": re.compile(
         r"\b(?:inject_prefetch|apply_default_optimizations|autotune\.enabled|autotune)\s*=\s*False\b"),
     "map_parallelization": re.compile(r"\b(?:map_parallelization|apply_default_optimizations)\s*=\s*False\b"),
+    "map_and_batch_fusion": re.compile(r"\b(?:map_and_batch_fusion|apply_default_optimizations)\s*=\s*False\b"),
 }
 
 

@@ -49,6 +49,19 @@ def _ends_well(path: DatasetPath) -> bool:
     return _is_parallel(last)
 
 
+def _made_async(model, path: DatasetPath) -> bool:
+    """Do tf.data's other default rewrites make the last stage asynchronous? A `map` right before
+    the last `batch` is fused with it into one buffered stage (`map_and_batch_fusion`), and a
+    stateless `map` at the end runs in parallel (`map_parallelization`)."""
+    ops = _stages(path.all_ops())
+    every = path.all_ops()
+    if len(ops) >= 2 and ops[-1].name == "batch" and ops[-2].name == "map":
+        return not model.rewrite_switched_off("map_and_batch_fusion", every)
+    if ops and ops[-1].name == "map" and ops[-1].facts.stateless:
+        return not model.rewrite_switched_off("map_parallelization", every)
+    return False
+
+
 def _misplaced_prefetch(path: DatasetPath) -> bool:
     """A written `prefetch` with more stages after it: PL104 reports that one spot."""
     return any(op.name == "prefetch" and not op.implicit for op in _stages(path.all_ops()))
@@ -237,10 +250,10 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
             import tensorflow as tf
             options = tf.data.Options()
             options.autotune.enabled = False
-            ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).with_options(options)
+            ds = tf.data.TFRecordDataset(['a']).batch(32).map(parse_batch).with_options(options)
             model.fit(ds, epochs=5)
             """,
-            line=4, column=48, end_column=53,
+            line=4, column=37, end_column=42,
             message="dataset fed to `fit` does not end in `prefetch`, and its options switch off",
         ),
         Invalid(
@@ -468,8 +481,9 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                 "an evaluation loop" if consumer.kind == "eval-loop" else
                 "a caller" if consumer.kind == "return" else f"`{consumer.kind}`")
             switched_off = any(model.rewrite_switched_off("inject_prefetch", path.all_ops()) for path in paths)
-            if ctx.options.get("prefetch-injected", True) and not switched_off:
-                continue  # tf.data's default `inject_prefetch` ends it with a prefetch
+            if ctx.options.get("prefetch-injected", True) and (
+                    not switched_off or any(_made_async(model, path) for path in paths)):
+                continue  # tf.data's default rewrites overlap its output with the consumer
             message = (
                 f"dataset fed to {where} does not end in `prefetch`, and its options switch off "
                 "tf.data's `inject_prefetch`: input and training take turns; end it with "
