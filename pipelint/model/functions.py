@@ -48,7 +48,7 @@ class MappedFunctions(InterpreterState):
             if body is not None:
                 off = _switched_off(body, self.methods.get(instance[0], {}).get("__init__"), instance[1])
         if body is None:
-            return FunctionFacts()
+            return self._named_function_facts(fn, frame)
         collector = CallCollector.of(body)
         py_function = None
         randomness: cst.CSTNode | None = None
@@ -125,6 +125,23 @@ class MappedFunctions(InterpreterState):
             stateful_call = randomness  # a random object's name handed to a call
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call)
+
+    def _named_function_facts(self, fn: cst.BaseExpression, frame: Frame) -> FunctionFacts:
+        """A function given by name whose body is not here: a library function (`map(tf.io.decode_png)`)
+        or a layer object (`map(rescale)`); stateless when the catalogue says so."""
+        bound = frame.env.get(fn.value) if isinstance(fn, cst.Name) else None
+        if isinstance(bound, ObjectValue):
+            if bound.random:
+                return FunctionFacts(True, randomness=fn, stateful_call=fn)
+            stateless = bound.kind is not None and is_stateless_name(bound.kind)
+            return FunctionFacts(True, stateless=stateless, stateful_call=None if stateless else fn)
+        name = self.qualified_name(fn) if isinstance(fn, (cst.Name, cst.Attribute)) and bound is None else None
+        if name is None:
+            return FunctionFacts()
+        if is_random_name(name):
+            return FunctionFacts(True, randomness=fn, stateful_call=fn)
+        stateless = is_stateless_name(name)
+        return FunctionFacts(True, stateless=stateless, stateful_call=None if stateless else fn)
 
     def _only_picks_or_casts(self, func: cst.FunctionDef) -> bool:
         """A def whose statements only name such expressions and return one

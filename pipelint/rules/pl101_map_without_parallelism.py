@@ -243,8 +243,10 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             if switched_off:
                 why = "its options switch off tf.data's `map_parallelization`, so it runs serially"
             elif facts.stateful_call is not None:
-                why = (f"its function calls `{_call_name(ctx, facts.stateful_call)}`, which is stateful or not "
-                       "known to be stateless, so tf.data's `map_parallelization` leaves it serial")
+                given = call.args[0].value if call.args else None
+                what = (f"`{_call_name(ctx, facts.stateful_call)}` is" if facts.stateful_call is given
+                        else f"its function calls `{_call_name(ctx, facts.stateful_call)}`, which is")
+                why = f"{what} stateful or not known to be stateless, so tf.data's `map_parallelization` leaves it serial"
             else:
                 why = ("its function is not in sight, so it may be stateful, which leaves it serial "
                        "(tf.data parallelizes only a function it can prove stateless)")
