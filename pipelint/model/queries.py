@@ -96,6 +96,7 @@ class PipelineModel(KerasQueries):
         #: functions received here, by qualified name (`Class.method`) and parameter.
         self.seeds: dict[str, dict[str, object]] = {}
         self._source = source
+        self._switches_off: dict[str, bool] = {}  # rewrite -> does this module's text switch it off
 
     @classmethod
     def build(cls, module: cst.Module, source: str | None = None,
@@ -197,19 +198,25 @@ class PipelineModel(KerasQueries):
                         result.append(tail)
         return result
 
-    def pipeline_ops(self, op: Op) -> list[Op]:
-        """Every op on a pipeline through `op`: those before it, itself, and those after it."""
+    def pipeline_ops(self, op: Op) -> Iterator[Op]:
+        """Every op on a pipeline through `op`: those before it, itself, and those after it
+        (lazily: the ops after it take a walk over the module's op sites)."""
         site = self.op_sites.get(op.call)
-        before = [o for prefix in (site.prefixes if site is not None else ()) for o in prefix.ops]
-        return before + [op] + [o for tail in self.continuations(op) for o in tail]
+        for prefix in site.prefixes if site is not None else ():
+            yield from prefix.ops
+        yield op
+        for tail in self.continuations(op):
+            yield from tail
 
     def rewrite_switched_off(self, rewrite: str, ops: Iterable[Op]) -> bool:
         """May tf.data's default `rewrite` (`inject_prefetch`, `map_parallelization`) be off for a
         pipeline through `ops`? Only where the pipeline takes options (`with_options`) and this
         module switches the rewrite off (`options.experimental_optimization.inject_prefetch = False`,
         `options.autotune.enabled = False`, `apply_default_optimizations = False`)."""
-        return (any(op.name == "with_options" for op in ops)
-                and _SWITCHES_OFF[rewrite].search(self.source) is not None)
+        switched = self._switches_off.get(rewrite)
+        if switched is None:
+            switched = self._switches_off[rewrite] = _SWITCHES_OFF[rewrite].search(self.source) is not None
+        return switched and any(op.name == "with_options" for op in ops)
 
     def consumers_of(self, op: Op) -> list[Consumer]:
         """The consumers of datasets built through `op`."""
