@@ -453,8 +453,13 @@ def expected_findings(parsed: Parsed, codes=RULES) -> set[tuple[str, int, int, s
                             reshuffled = True
                 if not reshuffled:
                     add("PL201", op, "unsafe" if receiver and receiver.method == "shuffle" else None)
-            # PL209: every path reaching it is cached already.
-            if prefixes and all(any(o.method == "cache" for o in ops) for _, ops in prefixes):
+            # PL209: every path reaching it is cached already, with no `repeat` after that cache
+            # on any path (the earlier cache is then read on every repetition).
+            def after_last_cache(ops):
+                return ops[max(i for i, c in enumerate(ops) if c.method == "cache") + 1:]
+
+            if prefixes and all(any(o.method == "cache" for o in ops) for _, ops in prefixes) and not any(
+                    o.method == "repeat" for _, ops in prefixes for o in after_last_cache(ops)):
                 clean = all(
                     all(o.method == "prefetch"
                         for o in ops[max(i for i, c in enumerate(ops) if c.method == "cache") + 1:])

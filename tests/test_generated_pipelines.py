@@ -46,7 +46,8 @@ through the branches; "on some path" means the two ops are on one path together)
            take/batch/non-growing ops) is not known to be <= the buffer; no fix.
     PL208  a `take` right after a `cache` (through `map`/`prefetch`) on some path (fit reads it
            every epoch); unsafe fix when its receiver is the cache.
-    PL209  a `cache` with an earlier `cache` on every path; safe fix (removal) when only
+    PL209  a `cache` with an earlier `cache` on every path and no `repeat` after the last earlier
+           cache on any path; safe fix (removal) when only
            `prefetch` lies between on every path and its receiver is a call.
 
 Properties

@@ -27,6 +27,10 @@ class MappedFunctions(InterpreterState):
             body = fn.body
         elif isinstance(fn, cst.Name):
             body = frame.locals_defs.get(fn.value) or self.functions.get(fn.value)
+            if body is None and frame.env.get(fn.value) is None:
+                bound_lambda = self.model.bound_once(fn.value)  # `drop = lambda x, y: x`
+                if isinstance(bound_lambda, cst.Lambda):
+                    return self._function_facts(bound_lambda, frame, depth, partial)
             bound = frame.env.get(fn.value)
             if body is None and isinstance(bound, ObjectValue) and bound.cls is not None \
                     and isinstance(bound.node, cst.Call):

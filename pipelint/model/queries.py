@@ -65,6 +65,22 @@ def names_only_bound_or_chained(source: str) -> set[str]:
     return seen - used
 
 
+class _AssignCollector(cst.CSTVisitor):
+    """Every plain assignment statement in a module, at any depth."""
+
+    def __init__(self) -> None:
+        self.assigns: list[cst.Assign] = []
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> list[cst.Assign]:
+        collector = cls()
+        node.visit(collector)
+        return collector.assigns
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.assigns.append(node)
+
+
 class PipelineModel(KerasQueries):
     """Built once per module by `PipelineModel.build(module)`; read by every rule."""
 
@@ -96,6 +112,7 @@ class PipelineModel(KerasQueries):
         #: functions received here, by qualified name (`Class.method`) and parameter.
         self.seeds: dict[str, dict[str, object]] = {}
         self._source = source
+        self._bound_once: dict[str, cst.BaseExpression] | None = None
         self._switches_off: dict[str, bool] = {}  # rewrite -> does this module's text switch it off
 
     @classmethod
@@ -197,6 +214,18 @@ class PipelineModel(KerasQueries):
                     if tail not in result:
                         result.append(tail)
         return result
+
+    def bound_once(self, name: str) -> cst.BaseExpression | None:
+        """What `name` is bound to, when the module assigns it exactly once (at any depth), as
+        in `features = [[1.0, 1.5]]` or `drop = lambda x, y: x`."""
+        if self._bound_once is None:
+            bindings: dict[str, list[cst.BaseExpression]] = {}
+            for assign in _AssignCollector.of(self.module):
+                for target in assign.targets:
+                    if isinstance(target.target, cst.Name):
+                        bindings.setdefault(target.target.value, []).append(assign.value)
+            self._bound_once = {bound: values[0] for bound, values in bindings.items() if len(values) == 1}
+        return self._bound_once.get(name)
 
     def pipeline_ops(self, op: Op) -> Iterator[Op]:
         """Every op on a pipeline through `op`: those before it, itself, and those after it

@@ -63,6 +63,13 @@ the module's own alias for TensorFlow and is offered only when one is imported.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
 """
     VALID = (
+        # a lambda bound to a name: read like one written in place
+        """
+        import tensorflow as tf
+        drop_fold = lambda embedding, label, fold: (embedding, label)
+        ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+        model.fit(ds.map(drop_fold).batch(32))
+        """,
         # a stateless function: tf.data's map_parallelization runs it in parallel already
         """
         import keras

@@ -29,7 +29,9 @@ class CacheAfterShuffle(Rule):
 Flags a `cache()` that comes after a `shuffle()` on the same dataset path, unless that shuffle
 passes `reshuffle_each_iteration=False` (a deliberate fixed order) or the cached examples are
 shuffled again after the cache (shuffling batches after it does not count). The per-epoch shuffle
-that Keras `*_dataset_from_directory` helpers apply by default counts too. A `take(1).cache()`
+that Keras `*_dataset_from_directory` helpers apply by default counts too (their output is
+batches: a shuffle of those batches after the cache reorders them each epoch, but every batch keeps
+the examples of the first epoch, which the message says). A `take(1).cache()`
 (one element, replayed on purpose) is not reported.
 
 A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
@@ -204,6 +206,8 @@ a file-backed cache written by the old order must be rebuilt.
                 continue  # examples shuffled again after the cache: each epoch gets a new order
             written = [op for op in shuffles if not op.implicit]
             if not written:
+                batches_reshuffled = batched and any(
+                    op.name == "shuffle" for tail in model.continuations(cache) for op in tail)
                 kind = next(p.origin.kind for p in site.prefixes if shuffles[0] in p.origin.implicit_ops)
                 helper = kind.rsplit(".", 1)[-1]
                 remedy = ("`unbatch()` before `cache()` and `shuffle()`/`batch()` after it" if batched
@@ -211,7 +215,10 @@ a file-backed cache written by the old order must be rebuilt.
                 ctx.report(
                     cache.name_node,
                     f"`cache()` after `{helper}`, which shuffles every epoch: the first epoch's "
-                    f"{'batches are replayed in the same order' if batched else 'order is replayed'} every epoch; {remedy}",
+                    + ("batches are replayed every epoch (the later shuffle only reorders whole batches: "
+                       "each keeps the same examples)" if batches_reshuffled else
+                       "batches are replayed in the same order every epoch" if batched else
+                       "order is replayed every epoch") + f"; {remedy}",
                 )
                 continue
             fix = None

@@ -13,7 +13,7 @@ _NON_GROWING = frozenset({"map", "filter", "cache", "prefetch", "shuffle", "skip
                           "assert_cardinality"})
 
 
-def _origin_size(path: DatasetPath) -> int | None:
+def _origin_size(path: DatasetPath, model) -> int | None:
     """The number of elements of a literal source: `range(n)`, `from_tensor_slices([...])`."""
     node = path.origin.node
     if not isinstance(node, cst.Call):
@@ -28,16 +28,20 @@ def _origin_size(path: DatasetPath) -> int | None:
         return None
     if kind == "tensorflow.data.Dataset.from_tensor_slices":
         arg = find_arg(node, "tensors", 0)
-        return _slices(arg.value) if arg is not None else None
+        return _slices(arg.value, model) if arg is not None else None
     if kind == "tensorflow.data.Dataset.from_tensors":
         return 1
     return None
 
 
-def _slices(tensors: cst.BaseExpression) -> int | None:
-    """How many elements `from_tensor_slices(tensors)` yields, when the literal shows it. A list is
-    one tensor, sliced along its first axis; a tuple or a dict is a structure whose components are
-    sliced together (`(x, y)` yields len(x) elements, not 2)."""
+def _slices(tensors: cst.BaseExpression, model) -> int | None:
+    """How many elements `from_tensor_slices(tensors)` yields, when the literal shows it (directly
+    or through a name the module binds once). A list is one tensor, sliced along its first axis; a
+    tuple or a dict is a structure whose components are sliced together (`(x, y)` yields len(x)
+    elements, not 2), so one component of known length tells."""
+    if isinstance(tensors, cst.Name):
+        bound = model.bound_once(tensors.value)
+        return _slices(bound, model) if isinstance(bound, (cst.List, cst.Tuple, cst.Dict)) else None
     if isinstance(tensors, cst.List):
         if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
             return None
@@ -48,13 +52,13 @@ def _slices(tensors: cst.BaseExpression) -> int | None:
         components = [e.value for e in tensors.elements if isinstance(e, cst.DictElement)]
     else:
         return None
-    sizes = {_slices(component) for component in components}
+    sizes = {_slices(component, model) for component in components} - {None}
     return sizes.pop() if len(sizes) == 1 else None
 
 
-def _size_bound(path: DatasetPath) -> int | None:
+def _size_bound(path: DatasetPath, model) -> int | None:
     """An upper bound on the number of elements at the end of `path`, when the source shows it."""
-    bound = _origin_size(path)
+    bound = _origin_size(path, model)
     for op in path.ops:
         if op.name == "take":
             arg = op.arg("count", 0)
@@ -172,6 +176,13 @@ No automatic fix.
         files = tf.data.Dataset.from_tensor_slices(paths).shuffle(16)
         ds = files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)
         """,
+        # a name bound once to a literal: one example, the buffer holds it all
+        """
+        import tensorflow as tf
+        features = [[1.0, 1.5]]
+        ds = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(10).repeat().batch(8)
+        model.fit(ds, steps_per_epoch=1)
+        """,
         # not a literal: not judged
         """
         import tensorflow as tf
@@ -259,7 +270,7 @@ No automatic fix.
             relevant = [
                 path for path in site.prefixes
                 if not path.ends_batched() and not _file_names(path)
-                and not ((bound := _size_bound(path)) is not None and bound <= size)
+                and not ((bound := _size_bound(path, model)) is not None and bound <= size)
             ]
             if not relevant:
                 continue

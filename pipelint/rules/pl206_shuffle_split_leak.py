@@ -200,7 +200,7 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
             """,
             line=2, column=25, end_column=35,
             message="`take`/`skip` split of `list_files` output, which reshuffles every epoch: the "
-                    "splits exchange elements between epochs (validation leaks into training); pass "
+                    "splits exchange elements between epochs (what one split holds out leaks into the other); pass "
                     "`shuffle=False` to `list_files`",
         ),
     )
@@ -242,13 +242,13 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
                 ctx.report(
                     call.func.attr if isinstance(call.func, cst.Attribute) else call.func,
                     f"`take`/`skip` split of `{helper}` output, which reshuffles every epoch: the "
-                    f"splits exchange {what} between epochs (validation leaks into training); {remedy}",
+                    f"splits exchange {what} between epochs (what one split holds out leaks into the other); {remedy}",
                 )
                 continue
             ctx.report(
                 leak.name_node,
                 "`take`/`skip` split after `shuffle()`, which reshuffles every epoch: the splits "
-                "exchange examples between epochs (validation leaks into training); set "
+                "exchange examples between epochs (what one split holds out leaks into the other); set "
                 "`reshuffle_each_iteration=False` before splitting or split before shuffling",
                 self._fix(leak, model.module),
             )

@@ -25,6 +25,9 @@ class RedundantCache(Rule):
 Flags a `cache()` on a dataset that already went through a `cache()` on every path that reaches
 it (a cache applied only on some `if` branch does not count).
 
+A `repeat()` between the two caches is another matter (the earlier cache is read on every
+repetition) and is not reported.
+
 ## Why is this bad?
 Each `cache()` materializes the whole dataset. With two on one path the data is held twice; and
 once the later cache is complete it serves every element, so the earlier one is read only during
@@ -52,6 +55,13 @@ them, no fix is offered: decide which of the two to keep.
 - https://www.tensorflow.org/guide/data_performance#caching
 """
     VALID = (
+        # a repeat between the two caches: the earlier one is read on every repetition
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).map(parse, num_parallel_calls=tf.data.AUTOTUNE).cache().repeat()
+        ds = ds.cache()
+        model.fit(ds, steps_per_epoch=10)
+        """,
         """
         import tensorflow as tf
         ds = tf.data.TFRecordDataset('a').map(parse).cache().shuffle(100)
@@ -140,6 +150,8 @@ them, no fix is offered: decide which of the two to keep.
             earlier = [_earlier_cache(path) for path in site.prefixes]
             if not earlier or any(index is None for index in earlier):
                 continue
+            if any(op.name == "repeat" for path, index in zip(site.prefixes, earlier) for op in path.ops[index + 1:]):
+                continue  # the later cache sits on repetitions of the earlier one: another matter
             between_clean = all(
                 all(op.name in _PASS_THROUGH for op in path.ops[index + 1:])
                 for path, index in zip(site.prefixes, earlier)
