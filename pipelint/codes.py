@@ -38,13 +38,13 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in (
     # Performance of the input pipeline.
     CodeInfo("PL101", "map-without-parallelism", _WARNING),
     CodeInfo("PL102", "interleave-without-parallelism", _WARNING),
-    # Info, not warning: with default options TF 2.x injects a final prefetch after a synchronous
-    # last stage (`inject_prefetch`), so the cost shows only when autotune or that rewrite is off.
+    # Info: with default options TF 2.9+ injects the final prefetch (`inject_prefetch`), so by default
+    # the rule reports only pipelines whose options switch that off.
     CodeInfo("PL103", "missing-prefetch", _INFO),
     CodeInfo("PL104", "prefetch-not-last", _WARNING),
     CodeInfo("PL105", "map-before-batch", _INFO, default_enabled=False),
     CodeInfo("PL106", "py-function-in-map", _WARNING),
-    CodeInfo("PL107", "from-generator", _INFO),
+    CodeInfo("PL107", "from-generator", _INFO, default_enabled=False),
     CodeInfo("PL108", "unnecessary-unbatch", _INFO),
     # Correctness: order of shuffle, cache, repeat, batch, take/skip.
     CodeInfo("PL201", "cache-after-shuffle", _WARNING),
