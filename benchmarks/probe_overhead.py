@@ -20,9 +20,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from pipelint.profiler.install import install, uninstall  # noqa: E402
-from pipelint.profiler.pytimer import PyTimer, timed_call  # noqa: E402
-from pipelint.profiler.session import Session  # noqa: E402
+from pipelint.profiler.run.install import install, uninstall  # noqa: E402
+from pipelint.profiler.measure.pytimer import PyTimer, timed_call  # noqa: E402
+from pipelint.profiler.run.session import Session  # noqa: E402
 
 
 def fast(steps):

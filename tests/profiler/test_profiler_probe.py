@@ -9,9 +9,9 @@ tf = pytest.importorskip("tensorflow")
 from tensorflow.python.data.ops import dataset_ops  # noqa: E402
 
 import pipelint.profiler as profiler  # noqa: E402
-from pipelint.profiler.report import build_report  # noqa: E402
-from pipelint.profiler.install import install, uninstall  # noqa: E402
-from pipelint.profiler.session import Session  # noqa: E402
+from pipelint.profiler.output.report import build_report  # noqa: E402
+from pipelint.profiler.run.install import install, uninstall  # noqa: E402
+from pipelint.profiler.run.session import Session  # noqa: E402
 
 
 def _elements(ds):
@@ -166,7 +166,7 @@ def test_verification_fix_sets_the_parallelism_of_the_map_at_its_line_and_step_l
     s = install(Session(max_steps=6, fixes={"map_parallelism": {"path": __file__, "line": lines[0],
                                                                 "num_parallel_calls": 3}}))
     try:
-        from pipelint.profiler.session import StepLimitReached
+        from pipelint.profiler.run.session import StepLimitReached
         ds, _ = _python_map(_sleep)
         with pytest.raises(StepLimitReached):
             for _ in ds:

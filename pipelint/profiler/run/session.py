@@ -15,11 +15,11 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipelint.profiler.advice import INPUT_BOUND, live_hint
-from pipelint.profiler.service import HostCpu
-from pipelint.profiler.steps import StepStats, cpu_seconds
-from pipelint.profiler.stages import Op, Stage, align, class_kind, describe_dataset, merge, parse_proto, update
-from pipelint.profiler.timeline import RunTimelines
+from pipelint.profiler.advise.advice import INPUT_BOUND, live_hint
+from pipelint.profiler.advise.service import HostCpu
+from pipelint.profiler.measure.steps import StepStats, cpu_seconds
+from pipelint.profiler.measure.stages import Op, Stage, align, class_kind, describe_dataset, merge, parse_proto, update
+from pipelint.profiler.measure.timeline import RunTimelines
 
 log = logging.getLogger("pipelint")
 
@@ -105,7 +105,7 @@ class Session:
     """State of one probe session. Fed by `hooks` and `callback`; read by `report`.
 
     `max_steps`: stop the job (StepLimitReached) after that many training steps. `fixes`: settings
-    the hooks apply at run time (`verify.FIX_KEYS`), for verification runs only.
+    the hooks apply at run time (`pricing.FIX_KEYS`), for verification runs only.
     """
 
     def __init__(self, *, sample_every: int = 50, warn_every: int = 500, live_warnings: bool = True,
