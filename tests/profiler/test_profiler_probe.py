@@ -177,3 +177,28 @@ def test_verification_fix_sets_the_parallelism_of_the_map_at_its_line_and_step_l
     st = next(x for x in r["stages"] if x["python"])
     assert st["parallelism"] == 3 and st["parallelism_source"] == "set"
     assert r["steps"] + r["warmup_steps_excluded"] == 6
+
+
+def test_a_fast_loops_model_reads_stay_within_their_budget_and_lose_nothing(monkeypatch):
+    from pipelint.profiler.run import session as session_mod
+    reads = []
+    real = tf.data.experimental.get_model_proto
+
+    def counted(it):
+        reads.append(1)
+        return real(it)
+    monkeypatch.setattr(tf.data.experimental, "get_model_proto", counted)
+    s = install(Session(sample_every=5, live_warnings=False))
+    try:
+        ds = tf.data.Dataset.range(3000).map(lambda i: i * 2).batch(1)
+        got = [int(b[0]) for b in ds]
+        r = build_report(s)
+    finally:
+        uninstall(s, force=True)
+    assert got == [2 * i for i in range(3000)]
+    # Every 5 steps would be ~600 reads: the budget keeps them to a share of the wall time, plus
+    # the first read and the ones at the iterator's and the session's end.
+    assert len(reads) < 300
+    assert s.read_s <= session_mod.READ_BUDGET * (s.t_end - s.t_start) + 3 * s.read_s / len(reads)
+    # The counters are cumulative: the read at the end still sees every element.
+    assert next(st for st in r["stages"] if st["op"] == "range")["elements"] == 3000
