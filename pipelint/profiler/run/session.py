@@ -105,7 +105,8 @@ class StepLimitReached(BaseException):
 #: most this share of the session's wall time: a read plus its alignment costs ~0.2 ms, which a
 #: fast loop (sub-ms steps) would otherwise pay every 50 steps. The counters read are cumulative,
 #: so a skipped read loses nothing that a later one does not see; the reads at an iterator's end
-#: and at the session's end, and fit's (its wait estimate needs the gaps), are always taken.
+#: and at the session's end, and fit's every `sample_every` steps (its wait estimate needs the
+#: gaps of those steps), are always taken; fit's early reads (steps 1, 2, 4, ...) are budgeted.
 READ_BUDGET = 0.005
 
 
@@ -342,7 +343,7 @@ class Session:
             self.fit_flush()
             self.maybe_warn(f.stats, f.steps, self.fit_pipeline())
         elif early_sample(f.steps, self.sample_every):
-            self._read_fit_gaps()  # so that an interrupted fit still has stages and gaps
+            self._read_fit_gaps(budgeted=True)  # so that an interrupted fit still has stages and gaps
         if self.max_steps and f.steps >= self.max_steps:
             f.stats.track(now)
             self.finish()
@@ -375,11 +376,11 @@ class Session:
         recs = [r for r in self.fit.iterators if r.ref() is not None]
         return recs[-1].pipeline if recs else None
 
-    def _read_fit_gaps(self) -> list[int]:
+    def _read_fit_gaps(self, budgeted: bool = False) -> list[int]:
         gaps: list[int] = []
         for rec in self.fit.iterators:
             if rec.ref() is not None and not self.disabled:
-                g = self.sample(rec)
+                g = self.sample(rec, budgeted)
                 if len(g) > len(gaps):
                     gaps = g
         if gaps:
