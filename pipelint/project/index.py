@@ -489,7 +489,8 @@ class ProjectIndex:
         self.consumers: dict[str, set[str]] = {}
         #: Parameters (module, function, parameter) that some call hands a dataset.
         self._handed: set[tuple[str, str, str]] = set()
-        self._keys: dict[str, bytes] = {}
+        #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
+        self._reach: dict[str, str] | None = None
 
     # ---- building
 
@@ -801,33 +802,73 @@ class ProjectIndex:
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
-        known = self._keys.get(name)
-        if known is None:
-            reached = self._dependencies(name)
-            known = self._keys[name] = "\0".join(
-                [*(f"{other}={self.modules[other].digest}" for other in sorted(reached)),
-                 *(f"{other}~{self.modules[other].text_digest}" for other in sorted(self.consumers.get(name, ())))]
-            ).encode()
-        return known
+        if self._reach is None:
+            self._reach = self._reach_digests()
+        reach = self._reach
+        return "\0".join(
+            [reach[name],
+             *(f"{other}={reach[other]}" for other in sorted(self.callers.get(name, ()))),
+             *(f"{other}~{self.modules[other].text_digest}={reach[other]}"
+               for other in sorted(self.consumers.get(name, ())))]
+        ).encode()
 
-    def _dependencies(self, name: str) -> set[str]:
-        reached: set[str] = set()
-        stack = [name, *self.callers.get(name, ()), *self.consumers.get(name, ())]
-        while stack:
-            current = stack.pop()
-            if current in reached:
-                continue
-            reached.add(current)
-            summary = self.modules.get(current)
-            if summary is None:
-                continue
+    def _reach_digests(self) -> dict[str, str]:
+        """Per module, one digest of the summaries of every module it reaches by imports, itself
+        included: each strongly connected component of the import graph is hashed once, from its
+        members' summaries and the digests of the components it imports (Tarjan's algorithm
+        finishes a component after all those it reaches), instead of a search per module."""
+        edges: dict[str, list[str]] = {}
+        for name, summary in self.modules.items():
+            found = set()
             for full in summary.imports.values():
                 # The module itself, or the one a name is in.
                 resolved = self.resolve(full + ".x", summary.package)
-                if resolved is not None and resolved[0] not in reached:
-                    stack.append(resolved[0])
-        reached.discard(name)
-        return reached
+                if resolved is not None and resolved[0] != name:
+                    found.add(resolved[0])
+            edges[name] = sorted(found)
+        digests: dict[str, str] = {}
+        order: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        for root in sorted(edges):
+            if root in order:
+                continue
+            work = [(root, 0)]
+            while work:
+                node, position = work.pop()
+                if position == 0:
+                    order[node] = low[node] = len(order)
+                    stack.append(node)
+                    on_stack.add(node)
+                targets = edges[node]
+                if position < len(targets):
+                    work.append((node, position + 1))
+                    target = targets[position]
+                    if target not in order:
+                        work.append((target, 0))
+                    elif target in on_stack:
+                        low[node] = min(low[node], order[target])
+                    continue
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == order[node]:
+                    members = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        members.append(member)
+                        if member == node:
+                            break
+                    inside = set(members)
+                    digest = blake2b(digest_size=16)
+                    for member in sorted(members):
+                        digest.update(f"{member}={self.modules[member].digest}\0".encode())
+                    for below in sorted({digests[t] for m in members for t in edges[m] if t not in inside}):
+                        digest.update(f"<{below}\0".encode())
+                    digests.update(dict.fromkeys(members, digest.hexdigest()))
+        return digests
 
 
 def _returning(function: FunctionSummary) -> FunctionSummary:
