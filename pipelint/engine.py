@@ -618,13 +618,13 @@ def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | N
     `project`: the run's project index (built here from `files` when not given)."""
     display_path = DisplayPaths(cwd or Path.cwd())
     contents = contents or {}
+    jobs = jobs or os.cpu_count() or 1
     if project is None:
         from pipelint.project import ProjectIndex
 
-        project = ProjectIndex.build(files, contents)
+        project = ProjectIndex.build(files, contents, jobs=jobs)
     tasks = [(path, display_path(path), resolver.for_path(path), fix_mode, contents.get(path))
              for path in files]
-    jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(tasks) < _MIN_FILES_FOR_POOL:
         _use_project(project)
         try:

@@ -240,6 +240,18 @@ def test_the_cache_key_follows_imports_transitively_and_through_cycles(tmp_path)
         assert after_unrelated.key_of(path) != after_codecs.key_of(path), name
 
 
+def test_summaries_made_in_worker_processes_are_those_made_in_one(project, monkeypatch):
+    from pipelint.project import index as index_module
+
+    monkeypatch.setattr(index_module, "_MIN_MODULES_FOR_WORKERS", 2)
+    files = sorted((project / "src/proj").glob("*.py"))
+    one, many = ProjectIndex.build(files, jobs=1), ProjectIndex.build(files, jobs=2)
+    assert {name: (m.to_json(), m.digest) for name, m in one.modules.items()} == \
+        {name: (m.to_json(), m.digest) for name, m in many.modules.items()}
+    assert (one.callers, one.consumers, one.aliases) == (many.callers, many.consumers, many.aliases)
+    assert [one.key_of(f) for f in files] == [many.key_of(f) for f in files]
+
+
 def test_worker_processes_report_what_one_process_does(tmp_path):
     write_project(tmp_path, 20)
     one = check_paths([tmp_path], select=["ALL"], jobs=1)

@@ -69,6 +69,8 @@ _NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
 _TOP_LEVEL_IMPORT = re.compile(r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]+)", re.M)
 _SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
+#: Below this many modules to summarise, worker processes cost more to start than they save.
+_MIN_MODULES_FOR_WORKERS = 100
 
 
 def project_root(directory: str) -> str:
@@ -496,9 +498,10 @@ class ProjectIndex:
 
     @classmethod
     def build(cls, files: Sequence[Path], contents: Mapping[Path, bytes] | None = None,
-              store: SummaryStore | None = None) -> "ProjectIndex":
+              store: SummaryStore | None = None, jobs: int = 1) -> "ProjectIndex":
         """The index of the projects `files` belong to; `contents`: bytes already read;
-        `store`: summaries kept from earlier runs (and where new ones are kept)."""
+        `store`: summaries kept from earlier runs (and where new ones are kept); `jobs`: worker
+        processes that may summarise the files (when there are many to summarise)."""
         index = cls()
         contents = contents or {}
         roots: dict[str, list[str]] = {}
@@ -510,6 +513,19 @@ class ProjectIndex:
             named = index._name_of(absolute, roots)
             if named is not None:
                 pending.append((named[0], absolute, True, contents.get(path)))
+        # The files' summaries, made in worker processes when there are many: serially they
+        # were most of the index's cost, before any check could start.
+        ready: dict[str, tuple[ModuleSummary, str | None]] = {}
+        if jobs > 1 and len(pending) >= _MIN_MODULES_FOR_WORKERS:
+            to_make = []
+            for entry in pending:
+                kept = _kept(*entry, store) if store is not None else None
+                if kept is not None:
+                    ready[entry[1]] = (kept, None)
+                else:
+                    to_make.append(entry)
+            if len(to_make) >= _MIN_MODULES_FOR_WORKERS:
+                ready.update(zip((entry[1] for entry in to_make), _made_in_workers(to_make, jobs)))
         extra = 0
         importers_only: list[ModuleSummary] = []
         while pending:
@@ -519,7 +535,7 @@ class ProjectIndex:
                 index._alias(name, known)
             if name in index.modules or known is not None:
                 continue
-            summary = index._read(name, absolute, checked, data, store)
+            summary = index._read(name, absolute, checked, data, store, ready)
             if not (summary.functions or summary.dataset_calls or summary.exports):
                 importers_only.append(summary)  # it may use what others export: nothing to read
                 continue
@@ -702,31 +718,17 @@ class ProjectIndex:
         return None
 
     def _read(self, name: str, absolute: str, checked: bool, data: bytes | None,
-              store: SummaryStore | None) -> ModuleSummary:
-        package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
-        summary = ModuleSummary(name, absolute, package, checked)
-        try:
-            if data is None:
-                with open(absolute, "rb") as handle:
-                    data = handle.read()
-            text = data.decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            text = None
-        if text is not None:
-            key = blake2b(f"{name}\0{package}\0".encode() + data, digest_size=16).hexdigest()
-            kept = store.get(absolute, key) if store is not None else None
-            if kept is not None:
-                try:
-                    summary = ModuleSummary.from_json(kept, checked)
-                except (KeyError, TypeError, ValueError):
-                    kept = None
-            if kept is None:
-                try:
-                    summary = summarise(name, package, absolute, text, checked)
-                except Exception:  # noqa: BLE001 - a module the index cannot read is left out,
-                    summary = ModuleSummary(name, absolute, package, checked)  # never a traceback
-                if store is not None:
-                    store.put(absolute, key, summary.to_json())
+              store: SummaryStore | None, ready: dict[str, tuple[ModuleSummary, str | None]]) -> ModuleSummary:
+        """The module's summary: made in a worker process (`ready`), kept from an earlier run, or
+        made here; a new one is kept in `store`."""
+        made = ready.pop(absolute, None)
+        if made is None:
+            kept = _kept(name, absolute, checked, data, store) if store is not None else None
+            made = (kept, None) if kept is not None else made_summary(name, absolute, checked, data)
+        summary, key = made
+        summary.checked = checked  # made before it was known whether a checked file imports it first
+        if store is not None and key is not None:
+            store.put(absolute, key, summary.to_json())
         self.modules[name] = summary
         self.by_path[absolute] = name
         return summary
@@ -869,6 +871,57 @@ class ProjectIndex:
                         digest.update(f"<{below}\0".encode())
                     digests.update(dict.fromkeys(members, digest.hexdigest()))
         return digests
+
+
+def _source(name: str, absolute: str, data: bytes | None) -> tuple[str, str, str] | None:
+    """(package, text, the key its summary is kept under), or None when it cannot be read."""
+    package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
+    try:
+        if data is None:
+            with open(absolute, "rb") as handle:
+                data = handle.read()
+        text = data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return package, text, blake2b(f"{name}\0{package}\0".encode() + data, digest_size=16).hexdigest()
+
+
+def _kept(name: str, absolute: str, checked: bool, data: bytes | None, store: SummaryStore) -> ModuleSummary | None:
+    """The summary an earlier run kept for these bytes, if any."""
+    source = _source(name, absolute, data)
+    kept = store.get(absolute, source[2]) if source is not None else None
+    if kept is None:
+        return None
+    try:
+        return ModuleSummary.from_json(kept, checked)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def made_summary(name: str, absolute: str, checked: bool, data: bytes | None) -> tuple[ModuleSummary, str | None]:
+    """A module's summary made from its text, and the key to keep it under (None, and an empty
+    summary, when it cannot be read)."""
+    source = _source(name, absolute, data)
+    if source is None:
+        package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
+        return ModuleSummary(name, absolute, package, checked), None
+    package, text, key = source
+    try:
+        return summarise(name, package, absolute, text, checked), key
+    except Exception:  # noqa: BLE001 - a module the index cannot read is left out, never a traceback
+        return ModuleSummary(name, absolute, package, checked), key
+
+
+def _made_task(entry: tuple[str, str, bool, bytes | None]) -> tuple[ModuleSummary, str | None]:
+    return made_summary(*entry)
+
+
+def _made_in_workers(entries: list[tuple[str, str, bool, bytes | None]],
+                     jobs: int) -> list[tuple[ModuleSummary, str | None]]:
+    from concurrent.futures import ProcessPoolExecutor  # costs ~0.1 s to import: only when used
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_made_task, entries, chunksize=max(1, len(entries) // (jobs * 16))))
 
 
 def _returning(function: FunctionSummary) -> FunctionSummary:
