@@ -207,6 +207,26 @@ def _maybe_project_names(summary: ModuleSummary) -> set[str]:
     return found
 
 
+#: The nodes the summary's questions look at (`_taking`, `_bindings`, returns, `_dataset_calls`):
+#: the walk keeps only these, and does not look inside nodes that cannot hold one.
+_ASKED = (ast.Call, ast.Return, ast.Assign, ast.For)
+_BARE = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The asked-about nodes of a function's own code (not those of functions nested in it),
+    last first within each statement as the walk pops them."""
+    found = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _ASKED):
+            found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, *_BARE)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
 class _Reader:
     """One module's summary from its (partial) `ast`, walked once: each function's own nodes (not
     those of functions nested in it) are kept in a list that the questions below iterate."""
@@ -272,27 +292,27 @@ class _Reader:
             f"{_COULD_TOUCH_DATASETS.pattern}|\\b(?:{'|'.join(map(re.escape, sorted(names)))})\\b")
         lines = self.lines
         classes = []
-        stack: list[tuple[ast.AST, str, str]] = [(child, "", "") for child in self.tree.body]
-        scopes = self.scopes
+        stack: list[tuple[ast.AST, str]] = [(child, "") for child in self.tree.body]
+        module_nodes = self.scopes[""]
         while stack:
-            node, scope, prefix = stack.pop()
-            scopes[scope].append(node)
+            node, prefix = stack.pop()
+            if isinstance(node, _ASKED):
+                module_nodes.append(node)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if scope == "" and (prefix == "" or prefix.endswith(".")):
-                    inner = prefix + node.name
-                    self.defs.append((inner, node))
-                    scopes[inner] = []
-                    end = getattr(node, "end_lineno", None) or node.lineno
-                    if node.name == "__init__" or any(telling.search(line) for line in lines[node.lineno - 1:end]):
-                        stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
-                continue  # a function nested in another is not summarised
-            if isinstance(node, ast.ClassDef) and scope == "" and prefix == "":
-                classes.append(node.name)
-                stack.extend((child, "", node.name + ".") for child in node.body)
-                stack.extend((child, "", "") for child in (*node.bases, *node.decorator_list))
+                inner = prefix + node.name
+                self.defs.append((inner, node))
+                end = getattr(node, "end_lineno", None) or node.lineno
+                walked = node.name == "__init__" or telling.search("\n".join(lines[node.lineno - 1:end]))
+                self.scopes[inner] = _own_nodes(node) if walked else []
                 continue
-            stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
-                         for child in ast.iter_child_nodes(node))
+            if isinstance(node, ast.ClassDef) and prefix == "":
+                classes.append(node.name)
+                stack.extend((child, node.name + ".") for child in node.body)
+                stack.extend((child, "") for child in (*node.bases, *node.decorator_list))
+                continue
+            if not isinstance(node, _BARE):
+                stack.extend((child, prefix if isinstance(node, (ast.If, ast.Try)) else "")
+                             for child in ast.iter_child_nodes(node))
         self.summary.classes = frozenset(classes)
         self.own_functions = {name for name, _ in self.defs if "." not in name}
 
