@@ -214,10 +214,8 @@ _TRIGGER_GROUPS: dict[frozenset[str], tuple[tuple[tuple[str, ...], tuple[str, ..
 
 
 def _could_fire(source: str, codes: frozenset[str]) -> bool:
-    """Does the text hold the words some enabled rule needs? One regex scan decides most files."""
-    if not _trigger_pattern(codes).search(source):
-        # With no rule enabled (only engine codes selected: `--select PL001`) syntax is the question.
-        return not _checkable_codes(codes)
+    """Does the text hold the words some enabled rule needs? Plain substring tests, each word
+    once (a regex of all the words cost twice as much as the tests it was meant to spare)."""
     groups = _TRIGGER_GROUPS.get(codes)
     if groups is None:
         registry = all_rules()
@@ -226,8 +224,18 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
             (registry[code].triggers, registry[code].required)
             for code in codes if code in registry and registry[code].triggers
         }))
-    return any(any(word in source for word in triggers) and all(word in source for word in required)
-               for triggers, required in groups)
+    present: dict[str, bool] = {}
+
+    def holds(word: str) -> bool:
+        found = present.get(word)
+        if found is None:
+            found = present[word] = word in source
+        return found
+
+    if any(any(map(holds, triggers)) and all(map(holds, required)) for triggers, required in groups):
+        return True
+    # With no rule enabled (only engine codes selected: `--select PL001`) syntax is the question.
+    return not _checkable_codes(codes) and not _trigger_pattern(codes).search(source)
 
 
 _TELLING_CALLS = re.compile(r"\.(cache|shuffle|batch)\(")
