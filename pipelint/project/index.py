@@ -511,6 +511,8 @@ class ProjectIndex:
         self.consumers: dict[str, set[str]] = {}
         #: Parameters (module, function, parameter) that some call hands a dataset.
         self._handed: set[tuple[str, str, str]] = set()
+        #: `resolve`'s answers, once every module and alias is known (None while building).
+        self._resolved: dict[tuple[str, str], tuple[str, str] | None] | None = None
         #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
         self._reach: dict[str, str] | None = None
 
@@ -577,6 +579,7 @@ class ProjectIndex:
                     found = index._find_module(full, summary.path, roots)
                     if found is not None and found[1] in index.by_path:
                         index._alias(found[2], index.by_path[found[1]])
+        index._resolved = {}  # modules and their names are all known: answers may be kept
         index._resolve()
         for summary in index.modules.values():
             for _, target, _, needs in summary.dataset_calls:
@@ -758,6 +761,15 @@ class ProjectIndex:
     def resolve(self, qualified: str, package: str = "") -> tuple[str, str] | None:
         """`proj.data.load` -> ("proj.data", "load"): the module and the name in it. From a
         script's directory (`package` one of its keys), its siblings come first, as in Python."""
+        if self._resolved is not None:
+            key = (qualified, package)
+            found = self._resolved.get(key, self)
+            if found is self:
+                found = self._resolved[key] = self._resolve_name(qualified, package)
+            return found
+        return self._resolve_name(qualified, package)
+
+    def _resolve_name(self, qualified: str, package: str) -> tuple[str, str] | None:
         if package.startswith(_SCRIPT_DIRECTORY):
             found = self.resolve(f"{package}.{qualified}")
             if found is not None:
