@@ -747,7 +747,7 @@ class ProjectIndex:
         made = ready.pop(absolute, None)
         if made is None:
             kept = _kept(name, absolute, checked, data, store) if store is not None else None
-            made = (kept, None) if kept is not None else made_summary(name, absolute, checked, data)
+            made = (kept, None) if kept is not None else _made_summary(name, absolute, checked, data)
         summary, key = made
         summary.checked = checked  # made before it was known whether a checked file imports it first
         if store is not None and key is not None:
@@ -830,9 +830,9 @@ class ProjectIndex:
 
     def key_of(self, path: str | os.PathLike) -> bytes:
         """What a file's findings depend on in other modules, for its cache key: the summaries
-        of the project modules it imports (and theirs), of the modules that hand it datasets,
-        and of what those import; and the whole text of the modules that import its datasets
-        (their uses of them are its datasets' consumers)."""
+        of the project modules it imports (and theirs, and its own), of the modules that hand it
+        datasets, and of what those import; and the whole text of the modules that import its
+        datasets (their uses of them are its datasets' consumers)."""
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
@@ -905,9 +905,13 @@ class ProjectIndex:
         return digests
 
 
+def _package(name: str, absolute: str) -> str:
+    return name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
+
+
 def _source(name: str, absolute: str, data: bytes | None) -> tuple[str, str, str] | None:
     """(package, text, the key its summary is kept under), or None when it cannot be read."""
-    package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
+    package = _package(name, absolute)
     try:
         if data is None:
             with open(absolute, "rb") as handle:
@@ -930,13 +934,12 @@ def _kept(name: str, absolute: str, checked: bool, data: bytes | None, store: Su
         return None
 
 
-def made_summary(name: str, absolute: str, checked: bool, data: bytes | None) -> tuple[ModuleSummary, str | None]:
+def _made_summary(name: str, absolute: str, checked: bool, data: bytes | None) -> tuple[ModuleSummary, str | None]:
     """A module's summary made from its text, and the key to keep it under (None, and an empty
     summary, when it cannot be read)."""
     source = _source(name, absolute, data)
     if source is None:
-        package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
-        return ModuleSummary(name, absolute, package, checked), None
+        return ModuleSummary(name, absolute, _package(name, absolute), checked), None
     package, text, key = source
     try:
         return summarise(name, package, absolute, text, checked), key
@@ -944,16 +947,12 @@ def made_summary(name: str, absolute: str, checked: bool, data: bytes | None) ->
         return ModuleSummary(name, absolute, package, checked), key
 
 
-def _made_task(entry: tuple[str, str, bool, bytes | None]) -> tuple[ModuleSummary, str | None]:
-    return made_summary(*entry)
-
-
 def _made_in_workers(entries: list[tuple[str, str, bool, bytes | None]],
                      jobs: int) -> list[tuple[ModuleSummary, str | None]]:
     from concurrent.futures import ProcessPoolExecutor  # costs ~0.1 s to import: only when used
 
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(_made_task, entries, chunksize=max(1, len(entries) // (jobs * 16))))
+        return list(pool.map(_made_summary, *zip(*entries), chunksize=max(1, len(entries) // (jobs * 16))))
 
 
 def _returning(function: FunctionSummary) -> FunctionSummary:
