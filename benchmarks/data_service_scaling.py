@@ -82,9 +82,9 @@ def train(core: int, dispatcher: str | None, work: int, steps: int, warmup: int,
     """Fit a small MLP on the pipeline; throughput over the steps after `warmup`, and the probe's report."""
     _pin(core)
     import keras
-    from pipelint.profiler.install import install, uninstall
-    from pipelint.profiler.report import build_report
-    from pipelint.profiler.session import Session
+    from pipelint.profiler.run.install import install, uninstall
+    from pipelint.profiler.output.report import build_report
+    from pipelint.profiler.run.session import Session
 
     session = install(Session(live_warnings=False))  # as under `pipelint profile`: call sites recorded
     ds = make_dataset(work, dispatcher)

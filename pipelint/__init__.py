@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext pipelint` in IPython/Jupyter: registers the `%%pipelint_profile` cell magic."""
-    from pipelint.profiler.notebook import load_ipython_extension as load
+    from pipelint.profiler.run.notebook import load_ipython_extension as load
 
     load(ipython)
 

@@ -46,8 +46,8 @@ class _LazyGroup(click.Group):
 
     #: command name -> "module:attribute"
     lazy = {
-        "profile": "pipelint.profiler.cli:profile_command",
-        "profile-merge": "pipelint.profiler.cli:profile_merge_command",
+        "profile": "pipelint.profiler.run.cli:profile_command",
+        "profile-merge": "pipelint.profiler.run.cli:profile_merge_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

@@ -27,6 +27,7 @@ from pipelint.codes import CODES, ENGINE_CODES
 from pipelint.diagnostics import Diagnostic, Edit, Fix
 from pipelint.fixes import applicable, apply_fixes
 from pipelint.model import PipelineModel
+from pipelint.model.inference import may_use_datasets
 from pipelint.notebook import (Notebook, NotebookError, Program, build_program, is_notebook_path,
                                mask_cell, parse_notebook, replace_sources)
 from pipelint.positions import StatementIndex, node_positions
@@ -254,9 +255,11 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     source's `ast` when the caller has parsed it already (a notebook's program). `project`: the
     module's view of the project index (calls into other modules are followed)."""
     receives = project is not None and project.receives
-    if has_skip_file(source) or not (receives or _MENTIONS_TF.search(source)):
+    names_tf = _MENTIONS_TF.search(source) is not None
+    if has_skip_file(source) or not (receives or names_tf or may_use_datasets(source)):
         return []
-    if not receives and not (_could_fire(source, codes) or _uses_like_a_dataset(source)):
+    # (A module that never names TensorFlow got here by handling datasets it is given.)
+    if not receives and names_tf and not (_could_fire(source, codes) or _uses_like_a_dataset(source)):
         # No enabled rule can fire here: the file is not parsed at all (like a file that never
         # names TensorFlow), so a syntax error in it is not reported either.
         return _suppressed(source, path, codes, [])

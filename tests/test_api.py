@@ -6,7 +6,7 @@ from pathlib import Path
 import pipelint
 from pipelint.diagnostics import Diagnostic
 
-SERIAL_MAP = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n"
+SERIAL_MAP = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: load(x))\n"
 
 
 def _write(path: Path, text: str) -> Path:

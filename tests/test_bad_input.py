@@ -21,9 +21,9 @@ from pipelint.cli import main
 from pipelint.config import CliOverrides, load_settings
 from pipelint.engine import check_file
 
-KNOWN = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n"
+KNOWN = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: load(x))\n"
 KNOWN_FIXED = ("import tensorflow as tf\n"
-               "ds = tf.data.Dataset.range(4).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)\n")
+               "ds = tf.data.Dataset.range(4).map(lambda x: load(x), num_parallel_calls=tf.data.AUTOTUNE)\n")
 KNOWN_FINDING = ("good.py", 2, 31, "PL101")
 
 
@@ -148,7 +148,7 @@ def test_unknown_codec_is_pl002(project):
 def test_declared_latin1_is_decoded_and_linted_at_the_right_line(project):
     Path("latin.py").write_bytes(
         ("# -*- coding: latin-1 -*-\nimport tensorflow as tf\nname = 'caf\xe9'\n"
-         "ds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n").encode("latin-1"))
+         "ds = tf.data.Dataset.range(4).map(lambda x: load(x))\n").encode("latin-1"))
     outcome = run(".")
     assert ("latin.py", 4, 31, "PL101") in outcome.keys()
     assert "PL002" not in outcome.codes_for("latin.py")
@@ -157,7 +157,7 @@ def test_declared_latin1_is_decoded_and_linted_at_the_right_line(project):
 
 def test_fix_keeps_the_declared_encoding(project):
     original = ("# -*- coding: latin-1 -*-\nimport tensorflow as tf\nname = 'caf\xe9'\n"
-                "ds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n")
+                "ds = tf.data.Dataset.range(4).map(lambda x: load(x))\n")
     Path("latin.py").write_bytes(original.encode("latin-1"))
     run("latin.py", "--fix", "--select", "PL101")
     data = Path("latin.py").read_bytes()
@@ -179,7 +179,7 @@ def test_fix_keeps_the_bom(project):
 
 
 def test_crlf_findings_at_the_right_line_and_fix_keeps_crlf(project):
-    source = "import tensorflow as tf\r\n\r\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\r\n"
+    source = "import tensorflow as tf\r\n\r\nds = tf.data.Dataset.range(4).map(lambda x: load(x))\r\n"
     Path("crlf.py").write_bytes(source.encode())
     outcome = run(".")
     assert ("crlf.py", 3, 31, "PL101") in outcome.keys()
@@ -188,27 +188,27 @@ def test_crlf_findings_at_the_right_line_and_fix_keeps_crlf(project):
     fixed = run("crlf.py", "good.py", "--fix", "--select", "PL101")
     assert fixed.exit_code == 0, fixed.stdout + fixed.stderr
     data = Path("crlf.py").read_bytes()
-    assert data == source.replace("lambda x: x + 1)", "lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)").encode()
+    assert data == source.replace("lambda x: load(x))", "lambda x: load(x), num_parallel_calls=tf.data.AUTOTUNE)").encode()
     assert data.count(b"\r\n") == 3 and data.replace(b"\r\n", b"").count(b"\n") == 0
     assert Path("good.py").read_text() == KNOWN_FIXED
 
 
 def test_mixed_line_endings_findings_at_the_right_line_and_fix_keeps_them(project):
     # \n, \r\n and a lone \r (which CPython also counts as a line break)
-    source = "import tensorflow as tf\n\r\nx = 1\rds = tf.data.Dataset.range(4).map(lambda x: x + 1)\r\ny = 2\n"
+    source = "import tensorflow as tf\n\r\nx = 1\rds = tf.data.Dataset.range(4).map(lambda x: load(x))\r\ny = 2\n"
     Path("mixed.py").write_bytes(source.encode())
     outcome = run(".")
     assert ("mixed.py", 4, 31, "PL101") in outcome.keys()
     assert_known_finding(outcome)
 
     run("mixed.py", "--fix", "--select", "PL101")
-    expected = source.replace("lambda x: x + 1)", "lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)")
+    expected = source.replace("lambda x: load(x))", "lambda x: load(x), num_parallel_calls=tf.data.AUTOTUNE)")
     assert Path("mixed.py").read_bytes() == expected.encode()
 
 
 def test_tabs_count_as_one_column(project):
     Path("tabs.py").write_text(
-        "import tensorflow as tf\nif True:\n\tds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n")
+        "import tensorflow as tf\nif True:\n\tds = tf.data.Dataset.range(4).map(lambda x: load(x))\n")
     Path("taberror.py").write_text(
         "import tensorflow as tf\nif True:\n\tx = 1\n        y = tf.data.Dataset.range(4)\n")
     outcome = run(".")
@@ -226,7 +226,7 @@ def test_five_megabyte_file_completes(project):
     blob_line = "x" * 99 + "\n"
     source = (KNOWN + "# generated\n" + ("# " + blob_line[2:]) * 25_000
               + 'BLOB = """\n' + blob_line * 25_000 + '"""\n'
-              + "ds2 = tf.data.Dataset.range(4).map(lambda x: x + 1)\n")
+              + "ds2 = tf.data.Dataset.range(4).map(lambda x: load(x))\n")
     assert len(source) > 5_000_000
     Path("big.py").write_text(source)
     last_line = source.count("\n")

@@ -11,7 +11,7 @@ import pipelint
 from pipelint.engine import FixMode, check_file, decode_source, lint_and_fix, lint_source
 from pipelint.rules import all_rules
 
-SERIAL_MAP = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n"
+SERIAL_MAP = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: load(x))\n"
 ALL = frozenset(all_rules())
 
 
@@ -112,7 +112,7 @@ def test_unknown_code_in_a_file_with_no_findings_is_reported(comment):
 def test_multiline_chain_is_suppressed_on_the_method_line():
     source = ("import tensorflow as tf\n"
               "ds = (tf.data.Dataset.range(4)\n"
-              "      .map(lambda x: x + 1)  # noqa: PL101\n"
+              "      .map(lambda x: load(x))  # noqa: PL101\n"
               "      .prefetch(tf.data.AUTOTUNE))\n")
     assert "PL101" not in codes(lint_source(source, "x.py", ALL, None))
 
@@ -191,3 +191,22 @@ def test_statement_local_positions_match_whole_module_positions(monkeypatch):
     for a, b in zip(fast, slow):
         assert [(d.line, d.column, d.end_line, d.end_column, d.code, d.fix) for d in a] == \
                [(d.line, d.column, d.end_line, d.end_column, d.code, d.fix) for d in b]
+
+
+SPLIT_WITHOUT_TF = """\
+def partitions(ds, train_split=0.8):
+    size = len(ds)
+    ds = ds.shuffle(10000, seed=123)
+    train_size = int(train_split * size)
+    return ds.take(train_size), ds.skip(train_size)
+"""
+
+
+def test_a_module_that_never_names_tensorflow_is_checked_when_it_handles_datasets():
+    found = lint_source(SPLIT_WITHOUT_TF, "split.py", frozenset({"PL206"}), None)
+    assert [(d.line, d.code) for d in found] == [(3, "PL206")]
+    assert found[0].message.endswith("(`ds` is treated as a tf.data dataset from its use)")
+    # Hugging Face `datasets` has shuffle/take/skip too: a module importing it is not read as tf.data.
+    assert lint_source("import datasets\n" + SPLIT_WITHOUT_TF, "split.py", frozenset({"PL206"}), None) == []
+    # One method alone says nothing.
+    assert lint_source("def f(xs):\n    return xs.shuffle()\n", "f.py", frozenset(all_rules()), None) == []

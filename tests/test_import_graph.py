@@ -112,3 +112,51 @@ def test_leaves_import_nothing_of_pipelint_but_leaves():
     assert graph["pipelint.diagnostics"] == set()
     assert graph["pipelint.codes"] == {"pipelint.diagnostics"}
     assert graph["pipelint.ancestors"] == set()
+
+
+#: The probe's rooms in the order of its flow: a room imports only itself and rooms after it.
+PROFILER_ROOMS = ("run", "output", "advise", "measure")
+PROFILER = "pipelint.profiler"
+
+
+def _profiler_room(module: str) -> str | None:
+    """The room of a module of the probe; "" for its top (the public face); None outside the probe."""
+    if module != PROFILER and not module.startswith(PROFILER + "."):
+        return None
+    room = module[len(PROFILER) + 1:].split(".")[0]
+    return room if room in PROFILER_ROOMS else ""
+
+
+def _arrows_against_the_rooms(graph: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for module, imported in graph.items():
+        room = _profiler_room(module)
+        if not room:  # outside the probe, or its top: `pipelint.profiler` may reach into any room
+            continue
+        for target in imported:
+            to = _profiler_room(target)
+            if to is None:
+                continue
+            # The top is above `run`: a room importing it would run the public face's imports.
+            if to == "" or PROFILER_ROOMS.index(to) < PROFILER_ROOMS.index(room):
+                bad.append(f"{module} ({room}) -> {target} ({to or 'top'})")
+    return sorted(bad)
+
+
+def test_the_probes_rooms_import_downward_only():
+    graph = _graph()
+    probe = {m for m in graph if _profiler_room(m) is not None}
+    # Every module of the probe sits in a room, but the public face.
+    assert {m for m in probe if _profiler_room(m) == ""} == {PROFILER, PROFILER + ".__main__"}
+    assert {_profiler_room(m) for m in probe} - {""} == set(PROFILER_ROOMS)
+    assert _arrows_against_the_rooms(graph) == []
+    # The session is plain state: the Keras callback feeds it, never the other way round.
+    assert f"{PROFILER}.run.callback" not in graph[f"{PROFILER}.run.session"]
+    assert f"{PROFILER}.run.session" in graph[f"{PROFILER}.run.callback"]
+
+
+def test_the_room_check_sees_an_upward_arrow():
+    graph = {f"{PROFILER}.measure.a": {f"{PROFILER}.advise.b"}, f"{PROFILER}.output.c": {f"{PROFILER}.measure.a"},
+             f"{PROFILER}.advise.b": {PROFILER}, f"{PROFILER}.run.d": {f"{PROFILER}.output.c", "pipelint.codes"}}
+    assert _arrows_against_the_rooms(graph) == [f"{PROFILER}.advise.b (advise) -> {PROFILER} (top)",
+                                                f"{PROFILER}.measure.a (measure) -> {PROFILER}.advise.b (advise)"]

@@ -18,7 +18,7 @@ from clirunner import separate_streams_runner
 from pipelint.cli import main
 from pipelint.rules import base as rules_base
 
-KNOWN = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n"
+KNOWN = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: load(x))\n"
 
 
 def _booby_trap(marker: Path) -> str:
@@ -28,7 +28,7 @@ def _booby_trap(marker: Path) -> str:
         f"open({str(marker)!r}, 'w').write('module executed')\n"
         "import tensorflow as tf\n"
         f"open({str(marker)!r}, 'w').write('tensorflow imported')\n"
-        "ds = tf.data.Dataset.range(4).map(lambda x: x + 1)\n"
+        "ds = tf.data.Dataset.range(4).map(lambda x: load(x))\n"
         "class Meta(type):\n"
         f"    def __new__(mcs, *a):\n        open({str(marker)!r}, 'w').write('class body ran')\n"
         "        return super().__new__(mcs, *a)\n"

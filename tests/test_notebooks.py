@@ -16,6 +16,7 @@ from pipelint.api import check_source
 from pipelint.engine import FixMode, lint_and_fix_notebook, lint_notebook
 from pipelint.notebook import build_program, mask_cell, parse_notebook, raw_position, replace_sources
 from pipelint.rules import all_rules
+from rule_options import STRICT_PREFETCH, settings_with
 
 ALL = frozenset(all_rules())
 
@@ -45,7 +46,7 @@ def notebook(*cells: dict, language: str = "python", **metadata) -> str:
 
 
 IMPORTS = "import tensorflow as tf\n"
-SERIAL = "ds = tf.data.Dataset.range(8).map(lambda x: x + 1); list(ds)\n"  # (a dataset nobody reads gets no finding)
+SERIAL = "ds = tf.data.Dataset.range(8).map(lambda x: load(x)); list(ds)\n"  # (a dataset nobody reads gets no finding)
 
 
 def keys(diagnostics) -> set[tuple]:
@@ -76,14 +77,14 @@ def test_names_flow_across_cells_and_cells_count_markdown():
         md("# Title"),
         cell(IMPORTS),
         md("Build the data"),
-        cell("def parse(x):\n    return x * 2\n"),
+        cell("def parse(x):\n    return load(x) * 2\n"),
         cell("train = tf.data.Dataset.range(100).map(parse)\ntrain = train.batch(8)\n"),
         md("Train"),
         cell("model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nmodel.compile(loss='mse')\n"),
         cell("model.fit(train, epochs=2)\n"),
     )
-    found = keys(lint(text, {"PL101", "PL103"}))
-    # PL103 needs the `fit` in cell 8 to know that the dataset of cell 5 feeds training.
+    found = keys(lint_notebook(text, "nb.ipynb", frozenset({"PL101", "PL103"}), settings_with(STRICT_PREFETCH)))
+    # PL103 (judging every pipeline, as before TF 2.9) needs the `fit` in cell 8 to know that the dataset of cell 5 feeds training.
     assert found == {(5, 1, 36, "PL101"), (5, 2, 15, "PL103")}
 
 
@@ -97,7 +98,7 @@ def test_a_cell_that_does_not_parse_is_PL001_in_that_cell_and_the_others_are_che
 
 def test_a_cell_that_only_parses_joined_to_the_next_is_an_error():
     # Jupyter runs each cell alone: an open bracket at the end of a cell is a syntax error there.
-    text = notebook(cell(IMPORTS), cell("ds = tf.data.Dataset.range(\n"), cell("    8).map(lambda x: x + 1)\n"), cell(SERIAL))
+    text = notebook(cell(IMPORTS), cell("ds = tf.data.Dataset.range(\n"), cell("    8).map(lambda x: load(x))\n"), cell(SERIAL))
     found = keys(lint(text))
     assert {(c, code) for c, _, _, code in found} == {(2, "PL001"), (3, "PL001"), (4, "PL101")}
 
@@ -142,7 +143,7 @@ def test_ipython_syntax_inside_blocks_and_a_statement_magic_keeps_its_statement(
     source = IMPORTS + (
         "for shard in range(2):\n"
         "    !echo {shard}\n"
-        "%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\n"
+        "%time ds = tf.data.Dataset.range(8).map(lambda x: load(x))\n"
         "text = '''\n%not a magic\n'''\n"
         "list(ds)\n"
     )
@@ -202,7 +203,7 @@ def test_text_formats_name_the_cell(nb_project):
     assert "train.py:2:31: PL101" in result.output
     full = run("check", "nb.ipynb", "--select", "PL101").output
     # The snippet is the cell's own line, numbered as in the cell.
-    assert "2 | ds = tf.data.Dataset.range(8).map(lambda x: x + 1)" in full
+    assert "2 | ds = tf.data.Dataset.range(8).map(lambda x: load(x))" in full
 
 
 def test_json_has_cell_on_every_object(nb_project):
@@ -294,8 +295,8 @@ def test_fix_changes_only_the_fixed_lines_and_keeps_everything_else(here):
     assert result.exit_code == 0, result.output
     changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
     assert len(before.splitlines()) == len(after.splitlines())
-    assert changed == [('    "ds = tf.data.Dataset.range(8).map(lambda x: x + 1); list(ds)\\n",',
-                        '    "ds = tf.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE); '
+    assert changed == [('    "ds = tf.data.Dataset.range(8).map(lambda x: load(x)); list(ds)\\n",',
+                        '    "ds = tf.data.Dataset.range(8).map(lambda x: load(x), num_parallel_calls=tf.data.AUTOTUNE); '
                         'list(ds)\\n",')]
     assert after.endswith("}\n")
     reread = nbformat.read(path, 4)
@@ -314,7 +315,7 @@ def test_diff_names_the_cell_and_writes_nothing(here):
     result = run("check", "nb.ipynb", "--diff")
     assert result.exit_code == 1
     assert "--- a/nb.ipynb:cell 3\n+++ b/nb.ipynb:cell 3\n" in result.output
-    assert "+ds = tf.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)" in result.output
+    assert "+ds = tf.data.Dataset.range(8).map(lambda x: load(x), num_parallel_calls=tf.data.AUTOTUNE)" in result.output
     assert path.read_text() == before
 
 
@@ -327,7 +328,7 @@ def test_fix_keeps_a_string_source_a_string_and_crlf_line_ends(here):
         "nb.ipynb:cell 2:2:31: PL101")
     _fix(path, "--select", "PL101")
     fixed = json.loads(path.read_text())
-    assert fixed["cells"][1]["source"] == ("x = 1\r\nds = tf.data.Dataset.range(8).map(lambda x: x + 1, "
+    assert fixed["cells"][1]["source"] == ("x = 1\r\nds = tf.data.Dataset.range(8).map(lambda x: load(x), "
                                            "num_parallel_calls=tf.data.AUTOTUNE); list(ds)\r\nds")
     assert path.read_text().startswith('{\n  "cells"')  # the file's own 2-space indent
 
@@ -344,11 +345,11 @@ def test_a_fix_that_would_break_a_cell_is_dropped(monkeypatch):
 
 def test_a_fix_touching_masked_ipython_syntax_is_not_offered():
     # The fix of PL101 would edit the `%time` line's statement: allowed, it is Python in place.
-    text = notebook(cell(IMPORTS + "%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\nlist(ds)\n"))
+    text = notebook(cell(IMPORTS + "%time ds = tf.data.Dataset.range(8).map(lambda x: load(x))\nlist(ds)\n"))
     (found,) = lint(text, {"PL101"})
     assert found.fix is not None
     diagnostics, new_text, count, _ = lint_and_fix_notebook(text, "nb.ipynb", frozenset({"PL101"}), None, FixMode(True))
-    assert count == 1 and '"%time ds = tf.data.Dataset.range(8).map(lambda x: x + 1, num_parallel_calls' in new_text
+    assert count == 1 and '"%time ds = tf.data.Dataset.range(8).map(lambda x: load(x), num_parallel_calls' in new_text
 
 
 def test_replace_sources_matches_nbformat_output_byte_for_byte():
@@ -454,7 +455,7 @@ def test_bundled_example_notebook_findings_match_jupyter():
     for d in found:
         source_line = next(c for c in cells if c.number == d.cell).source.splitlines()[d.line - 1]
         assert source_line[d.column - 1:].startswith(("map", "take", "cache", "batch", "skip", "shuffle")), d
-    assert {d.code for d in found} >= {"PL101", "PL103", "PL201", "PL206"}
+    assert {d.code for d in found} >= {"PL201", "PL202", "PL206"}
     assert not [d for d in found if d.code.startswith("PL0")]
 
 
@@ -468,13 +469,13 @@ def test_program_lines_map_back_to_cells():
 
 def test_a_cell_indented_as_a_whole_runs_as_ipython_runs_it_and_keeps_its_columns():
     # IPython drops the first line's indentation from every line of the cell.
-    text = notebook(cell(IMPORTS), cell("  for x in range(2):\n      ds = tf.data.Dataset.range(8).map(lambda v: v + 1)\n      list(ds)\n"))
+    text = notebook(cell(IMPORTS), cell("  for x in range(2):\n      ds = tf.data.Dataset.range(8).map(lambda v: load(v))\n      list(ds)\n"))
     (found,) = lint(text, {"PL101", "PL001"})
     assert (found.cell, found.line, found.column, found.code) == (2, 2, 37, "PL101")
     diagnostics, new_text, count, _ = lint_and_fix_notebook(text, "nb.ipynb", frozenset({"PL101"}), None, FixMode(True))
     assert count == 1
     assert json.loads(new_text)["cells"][1]["source"][1] == (
-        "      ds = tf.data.Dataset.range(8).map(lambda v: v + 1, num_parallel_calls=tf.data.AUTOTUNE)\n")
+        "      ds = tf.data.Dataset.range(8).map(lambda v: load(v), num_parallel_calls=tf.data.AUTOTUNE)\n")
 
 
 def test_extend_include_adds_other_suffixes_read_as_python(here):
@@ -571,7 +572,7 @@ def test_fixes_never_corrupt_a_notebook(cells):
 
 
 def test_a_dataset_nobody_reads_gets_no_finding_until_a_later_cell_reads_it():
-    built = cell("ds = tf.data.Dataset.range(8).map(lambda x: x + 1)\n")
+    built = cell("ds = tf.data.Dataset.range(8).map(lambda x: load(x))\n")
     assert lint(notebook(cell(IMPORTS), built)) == []
     read = keys(lint(notebook(cell(IMPORTS), built, md("Train"), cell("model.fit(ds)\n"))))
     assert (2, 1, 31, "PL101") in read

@@ -10,6 +10,7 @@ import pytest
 
 from pipelint.engine import FixMode, lint_and_fix, lint_source
 from pipelint.rules import EngineCode, all_rules
+from rule_options import settings_with
 
 CHECK_RULES = [rule for rule in all_rules().values() if not issubclass(rule, EngineCode)]
 DOC_SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety", "## References")
@@ -30,7 +31,8 @@ def test_valid_examples_stay_silent(rule, source):
 
 @pytest.mark.parametrize("rule,example", list(_cases("INVALID")))
 def test_invalid_examples_fire(rule, example):
-    found = lint_source(example.code, "example.py", frozenset({rule.code}), None)
+    settings = settings_with({rule.code: example.options}) if example.options else None
+    found = lint_source(example.code, "example.py", frozenset({rule.code}), settings)
     assert any(d.code == rule.code for d in found), f"{rule.code} did not fire on:\n{example.code}"
     assert not [d for d in found if d.code.startswith("PL0")]
     mine = [d for d in found if d.code == rule.code]
@@ -42,7 +44,7 @@ def test_invalid_examples_fire(rule, example):
             assert diagnostic.message.startswith(at.message), f"{rule.code} says: {diagnostic.message}"
     for diagnostic in found:
         assert diagnostic.name == rule.name and diagnostic.severity == rule.severity
-    _, fixed, count = lint_and_fix(example.code, "example.py", frozenset({rule.code}), None,
+    _, fixed, count = lint_and_fix(example.code, "example.py", frozenset({rule.code}), settings,
                                    FixMode(enabled=True, include_unsafe=True))
     if example.fixed is None:
         # Wherever a fix applies, the example pins its result.
@@ -52,7 +54,7 @@ def test_invalid_examples_fire(rule, example):
         assert fixed == example.fixed
         cst.parse_module(fixed)
         # Idempotent: a second run changes nothing.
-        _, again, more = lint_and_fix(fixed, "example.py", frozenset({rule.code}), None,
+        _, again, more = lint_and_fix(fixed, "example.py", frozenset({rule.code}), settings,
                                       FixMode(enabled=True, include_unsafe=True))
         assert (again, more) == (fixed, 0)
 

@@ -8,6 +8,7 @@ otherwise downloads it from raw.githubusercontent.com at the pinned commit.
     python benchmarks/realcode/extract.py DEST                      # mirrors in /work/.mirror, else download
     python benchmarks/realcode/extract.py DEST --mirrors ~/clones   # your own clones
     python benchmarks/realcode/extract.py DEST --offline            # mirrors only, no network
+    python benchmarks/realcode/extract.py TREE --unlabelled         # the rest, for a blind sample
 
 Files land at DEST/<owner>__<name>/<path>, the paths labels.csv uses. A file whose sha256 does
 not match the manifest is not written (the labels would not fit it) and is reported; exit 1 then.
@@ -86,13 +87,63 @@ def extract(dest: Path, mirrors: Path = DEFAULT_MIRRORS, offline: bool = False,
     return problems
 
 
+def _git(git_dir: Path, *args: str) -> bytes:
+    flag = "--git-dir" if (git_dir / "HEAD").exists() else "-C"
+    return subprocess.run(["git", flag, str(git_dir), *args], check=True, capture_output=True).stdout
+
+
+def _library_or_test(path: str) -> bool:
+    """A library's own sources or a test: not the training code users write."""
+    name = path.rsplit("/", 1)[-1]
+    return ("/src/" in f"/{path}" or "/tests/" in f"/{path}" or "/test/" in f"/{path}"
+            or name.startswith("test_") or name.endswith("_test.py"))
+
+
+def extract_unlabelled(dest: Path, mirrors: Path = DEFAULT_MIRRORS, manifest: Path = MANIFEST) -> int:
+    """Write the files of the manifest's mirrored repositories that the manifest leaves out, that
+    are neither a library's sources nor tests, and that mention `tf.data` or `Dataset` (at the commit the manifest pins for each repository):
+    code nobody labelled, for `precision_recall.py --sample-from`. Returns how many."""
+    entries = load_manifest(manifest)
+    listed = {local_path(entry) for entry in entries}
+    commits = {}
+    for entry in entries:
+        commits.setdefault(entry["repository"], entry["commit"])
+    written = 0
+    for repository, commit in sorted(commits.items()):
+        name = repository.replace("/", "+")
+        git_dir = next((d for d in (mirrors / name / "repo", mirrors / name) if d.exists()), None)
+        if git_dir is None:
+            continue
+        try:
+            paths = _git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
+        except subprocess.CalledProcessError:
+            continue
+        for path in paths:
+            relpath = repository.replace("/", "__") + "/" + path
+            if not path.endswith((".py", ".ipynb")) or relpath in listed or _library_or_test(path):
+                continue
+            data = _git(git_dir, "show", f"{commit}:{path}")
+            if b"tf.data" not in data and b"Dataset" not in data:
+                continue
+            target = dest / relpath
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            written += 1
+    return written
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dest", type=Path, help="directory to extract into")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS,
                         help="directory of git clones named <owner>+<name> (default %(default)s)")
     parser.add_argument("--offline", action="store_true", help="never download; mirrors only")
+    parser.add_argument("--unlabelled", action="store_true",
+                        help="write instead the mirrored repositories' other files that use datasets")
     args = parser.parse_args(argv)
+    if args.unlabelled:
+        print(f"{extract_unlabelled(args.dest, args.mirrors)} unlabelled files in {args.dest}")
+        return 0
     problems = extract(args.dest, args.mirrors, args.offline)
     total = len(load_manifest())
     print(f"{total - len(problems)}/{total} files in {args.dest}")

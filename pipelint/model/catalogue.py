@@ -213,6 +213,39 @@ def is_random_name(name: str) -> bool:
     return False
 
 
+# TensorFlow calls (canonical-name prefixes) that put a stateful op into a traced function, besides
+# randomness and Python functions: tf.data's default `map_parallelization` leaves such a map serial.
+# `tf.print`, `tf.Variable` updates, lookup tables (Keras `StringLookup` too) and `tf.nn.dropout` were
+# checked on TF 2.21 by benchmarks/default_rewrites.py; the rest are stateful by their kernels' nature.
+STATEFUL_TF_PREFIXES = (
+    "tensorflow.print", "tensorflow.Variable", "tensorflow.summary.", "tensorflow.lookup.",
+    "tensorflow.io.write_file", "tensorflow.io.gfile.", "tensorflow.data.", "tensorflow.debugging.",
+    "tensorflow.Assert", "tensorflow.nn.dropout", "tensorflow.image.sample_distorted_bounding_box",
+    "tensorflow.saved_model.", "tensorflow.queue.", "tensorflow.compat.", "tensorflow.keras.",
+)
+# Keras layers whose call runs only stateless ops (no randomness, no lookup table, no variable
+# update); Rescaling, Resizing and Normalization checked by benchmarks/default_rewrites.py.
+STATELESS_KERAS_LAYERS = frozenset(
+    {"Rescaling", "Resizing", "CenterCrop", "Normalization", "Reshape", "Flatten", "Permute"})
+# Python builtins a traced function runs once, while tracing: they put no op into the graph.
+TRACE_TIME_BUILTINS = frozenset(
+    {"len", "int", "float", "bool", "str", "tuple", "list", "dict", "range", "isinstance", "zip",
+     "enumerate", "min", "max", "abs", "round", "getattr", "print", "sorted", "reversed", "sum"})
+# Tensor methods that only read or pin the static shape.
+SHAPE_METHODS = frozenset({"set_shape", "get_shape"})
+
+
+def is_stateless_name(name: str) -> bool:
+    """Does a call to this canonical name put only stateless ops into a traced function?"""
+    if is_random_name(name) or name in PY_FUNCTION_NAMES:
+        return False
+    if name.startswith("keras.layers."):
+        return name.rsplit(".", 1)[-1] in STATELESS_KERAS_LAYERS
+    if name.startswith("keras.ops."):
+        return True
+    return name.startswith("tensorflow.") and not name.startswith(STATEFUL_TF_PREFIXES)
+
+
 # Element-wise calls cheap enough that the per-call overhead of a mapped function dominates.
 ELEMENTWISE_CALLS = frozenset(
     {"tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",

@@ -10,7 +10,8 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.model.catalogue import (
-    DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, is_random_name,
+    DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, SHAPE_METHODS,
+    TRACE_TIME_BUILTINS, is_random_name, is_stateless_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, block_body, find_arg
@@ -47,15 +48,18 @@ class MappedFunctions(InterpreterState):
             if body is not None:
                 off = _switched_off(body, self.methods.get(instance[0], {}).get("__init__"), instance[1])
         if body is None:
-            return FunctionFacts()
+            return self._named_function_facts(fn, frame)
         collector = CallCollector.of(body)
         py_function = None
         randomness: cst.CSTNode | None = None
+        stateful_call: cst.CSTNode | None = None
 
-        def absorb(inner: FunctionFacts) -> None:
-            nonlocal py_function, randomness
+        def absorb(inner: FunctionFacts, call: cst.CSTNode) -> None:
+            nonlocal py_function, randomness, stateful_call
             py_function = py_function or inner.py_function
             randomness = randomness or inner.randomness
+            if not inner.stateless:
+                stateful_call = stateful_call or inner.stateful_call or call
 
         if isinstance(body, cst.FunctionDef) and depth < 2:
             for decorator in body.decorators:
@@ -63,29 +67,42 @@ class MappedFunctions(InterpreterState):
                 target = decorator.decorator
                 if isinstance(target, cst.Name) and (target.value in self.functions
                                                      or target.value in frame.locals_defs):
-                    absorb(self._function_facts(target, frame, depth + 1))
+                    absorb(self._function_facts(target, frame, depth + 1), decorator)
         for call in collector.calls:
             if call in off:
                 continue
             name = self.qualified_name(call.func)
+            proven = False  # does this call put only stateless ops into the graph?
             if name in PY_FUNCTION_NAMES and py_function is None:
                 py_function = call
             elif name is not None and is_random_name(name) and randomness is None:
                 randomness = call
-            elif name is None and isinstance(call.func, cst.Name):
+            elif name is not None:
+                proven = is_stateless_name(name)
+            elif isinstance(call.func, cst.Name):
                 bound = frame.env.get(call.func.value)
+                local = call.func.value in self.functions or call.func.value in frame.locals_defs
                 if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                     randomness = call
-                elif depth < 2 and bound is None and (call.func.value in self.functions
-                                                      or call.func.value in frame.locals_defs):
-                    absorb(self._function_facts(call.func, frame, depth + 1))
-            elif name is None and isinstance(call.func, cst.Attribute):
+                elif isinstance(bound, ObjectValue):
+                    proven = bound.kind is not None and is_stateless_name(bound.kind)  # a layer
+                elif depth < 2 and bound is None and local:
+                    absorb(self._function_facts(call.func, frame, depth + 1), call)
+                    proven = True  # (absorbed)
+                else:
+                    proven = bound is None and not local and call.func.value in TRACE_TIME_BUILTINS
+            elif isinstance(call.func, cst.Attribute):
                 bound = self._eval_quiet(call.func.value, frame)
                 if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                     randomness = call
                 elif (depth < 2 and isinstance(call.func.value, cst.Name) and call.func.value.value == "self"
                       and frame.cls is not None and call.func.attr.value in self.methods.get(frame.cls, {})):
-                    absorb(self._function_facts(call.func, frame, depth + 1))
+                    absorb(self._function_facts(call.func, frame, depth + 1), call)
+                    proven = True
+                else:
+                    proven = call.func.attr.value in SHAPE_METHODS
+            if not proven and stateful_call is None:
+                stateful_call = call
         for name_node in collector.names:
             bound = frame.env.get(name_node.value)
             if randomness is None and (
@@ -104,8 +121,27 @@ class MappedFunctions(InterpreterState):
             trivial = self._picks_or_casts(returned)
         elif depth == 0 and not partial and isinstance(body, cst.FunctionDef) and not body.decorators:
             trivial = self._only_picks_or_casts(body)
+        if stateful_call is None and randomness is not None:
+            stateful_call = randomness  # a random object's name handed to a call
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
-                             elementwise, shape_bound, trivial)
+                             elementwise, shape_bound, trivial, stateful_call is None, stateful_call)
+
+    def _named_function_facts(self, fn: cst.BaseExpression, frame: Frame) -> FunctionFacts:
+        """A function given by name whose body is not here: a library function (`map(tf.io.decode_png)`)
+        or a layer object (`map(rescale)`); stateless when the catalogue says so."""
+        bound = frame.env.get(fn.value) if isinstance(fn, cst.Name) else None
+        if isinstance(bound, ObjectValue):
+            if bound.random:
+                return FunctionFacts(True, randomness=fn, stateful_call=fn)
+            stateless = bound.kind is not None and is_stateless_name(bound.kind)
+            return FunctionFacts(True, stateless=stateless, stateful_call=None if stateless else fn)
+        name = self.qualified_name(fn) if isinstance(fn, (cst.Name, cst.Attribute)) and bound is None else None
+        if name is None:
+            return FunctionFacts()
+        if is_random_name(name):
+            return FunctionFacts(True, randomness=fn, stateful_call=fn)
+        stateless = is_stateless_name(name)
+        return FunctionFacts(True, stateless=stateless, stateful_call=None if stateless else fn)
 
     def _only_picks_or_casts(self, func: cst.FunctionDef) -> bool:
         """A def whose statements only name such expressions and return one

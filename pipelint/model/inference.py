@@ -28,6 +28,27 @@ def telling_receivers(source: str) -> frozenset[str]:
     return frozenset(_TELLING_CALL.findall(source))
 
 
+# Libraries whose objects share some of these methods (Hugging Face `datasets`: shuffle, batch,
+# shard, take; Spark: cache, map): a module importing one is not read as handling tf.data.
+_OTHER_DATA_LIBRARIES = re.compile(
+    r"^\s*(?:from|import)\s+(?:datasets|torch|pyspark|pandas|polars|dask|ray|grain)\b", re.MULTILINE)
+_METHOD_CALL = re.compile(r"\b(\w+)\s*\.\s*(\w+)\s*\(")
+
+
+def may_use_datasets(source: str) -> bool:
+    """Could a module that never names TensorFlow handle tf.data datasets it is given (`def
+    split(ds): ds = ds.shuffle(n); return ds.take(k), ds.skip(k)`)? Only when one name gets a
+    telling method and another dataset method, and the module imports no other data library."""
+    receivers = telling_receivers(source)
+    if not receivers or _OTHER_DATA_LIBRARIES.search(source):
+        return False
+    methods: dict[str, set[str]] = {}
+    for name, method in _METHOD_CALL.findall(source):
+        if name in receivers and method in DATASET_METHODS:
+            methods.setdefault(name, set()).add(method)
+    return any(len(called) >= 2 for called in methods.values())
+
+
 class _Uses(cst.CSTVisitor):
     def __init__(self, names: set[str]) -> None:
         self.names = names

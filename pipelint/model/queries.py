@@ -14,8 +14,9 @@ what keeps pandas `.map`, Spark `.cache()` and a user's own `Batcher.batch()` si
 from __future__ import annotations
 
 import io
+import re
 import tokenize
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 
@@ -25,6 +26,17 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
+
+
+# Option settings that switch off one of tf.data's default graph rewrites. They act through
+# `with_options`, so a pipeline without one keeps the defaults whatever the module sets.
+_SWITCHES_OFF = {
+    # `inject_prefetch` runs only under autotuning, as one of the default optimizations.
+    "inject_prefetch": re.compile(
+        r"\b(?:inject_prefetch|apply_default_optimizations|autotune\.enabled|autotune)\s*=\s*False\b"),
+    "map_parallelization": re.compile(r"\b(?:map_parallelization|apply_default_optimizations)\s*=\s*False\b"),
+    "map_and_batch_fusion": re.compile(r"\b(?:map_and_batch_fusion|apply_default_optimizations)\s*=\s*False\b"),
+}
 
 
 def names_only_bound_or_chained(source: str) -> set[str]:
@@ -84,6 +96,7 @@ class PipelineModel(KerasQueries):
         #: functions received here, by qualified name (`Class.method`) and parameter.
         self.seeds: dict[str, dict[str, object]] = {}
         self._source = source
+        self._switches_off: dict[str, bool] = {}  # rewrite -> does this module's text switch it off
 
     @classmethod
     def build(cls, module: cst.Module, source: str | None = None,
@@ -184,6 +197,26 @@ class PipelineModel(KerasQueries):
                     if tail not in result:
                         result.append(tail)
         return result
+
+    def pipeline_ops(self, op: Op) -> Iterator[Op]:
+        """Every op on a pipeline through `op`: those before it, itself, and those after it
+        (lazily: the ops after it take a walk over the module's op sites)."""
+        site = self.op_sites.get(op.call)
+        for prefix in site.prefixes if site is not None else ():
+            yield from prefix.ops
+        yield op
+        for tail in self.continuations(op):
+            yield from tail
+
+    def rewrite_switched_off(self, rewrite: str, ops: Iterable[Op]) -> bool:
+        """May tf.data's default `rewrite` (`inject_prefetch`, `map_parallelization`) be off for a
+        pipeline through `ops`? Only where the pipeline takes options (`with_options`) and this
+        module switches the rewrite off (`options.experimental_optimization.inject_prefetch = False`,
+        `options.autotune.enabled = False`, `apply_default_optimizations = False`)."""
+        switched = self._switches_off.get(rewrite)
+        if switched is None:
+            switched = self._switches_off[rewrite] = _SWITCHES_OFF[rewrite].search(self.source) is not None
+        return switched and any(op.name == "with_options" for op in ops)
 
     def consumers_of(self, op: Op) -> list[Consumer]:
         """The consumers of datasets built through `op`."""

@@ -32,6 +32,11 @@ class FunctionFacts:
     #: The function only picks parts of the element, casts, reshapes or one-hot encodes them, or
     #: scales them by a constant (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`).
     trivial: bool = False
+    #: Every call in it (and in the functions of this module it calls) is known to put only
+    #: stateless ops into the traced graph, so tf.data's default `map_parallelization` runs it in
+    #: parallel. False when any call is stateful or unknown: `stateful_call` is the first such.
+    stateless: bool = False
+    stateful_call: cst.CSTNode | None = None
 
 
 @dataclass(eq=False)

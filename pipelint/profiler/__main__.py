@@ -1,3 +1,3 @@
-from pipelint.profiler.cli import main
+from pipelint.profiler.run.cli import main
 
 main()

@@ -55,6 +55,8 @@ class Invalid:
     end_line: int | None = None
     also: tuple[At, ...] = ()
     fixed: str | None = None
+    #: Rule options the example is checked with (`{"prefetch-injected": False}`); defaults otherwise.
+    options: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", example_source(self.code))
@@ -73,6 +75,15 @@ class Option:
     type: type
     default: Any
     description: str
+
+
+#: Shared by PL103 and PL104. Since TensorFlow 2.9, tf.data's default `inject_prefetch` rewrite ends
+#: a pipeline whose last stage is synchronous with a prefetch (while autotuning is on), so by
+#: default those rules report only pipelines whose options switch that rewrite off.
+PREFETCH_INJECTED = Option(
+    bool, True,
+    "TensorFlow adds the final prefetch itself (`inject_prefetch`, TF >= 2.9): report only pipelines "
+    "whose options switch it off. Set false for older TensorFlow, or to ask for an explicit prefetch.")
 
 
 #: A point in the source: the start or the end of a node's range.

@@ -1,7 +1,16 @@
+import libcst as cst
+
 from pipelint.diagnostics import Applicability
 from pipelint.model import LOOKS
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import add_keyword
+
+
+def _call_name(ctx: RuleContext, node: cst.CSTNode) -> str:
+    """How the source spells the called function (`tf.random.uniform`), or the node itself."""
+    target = node.func if isinstance(node, cst.Call) else node
+    text = ctx.model.node_code(target)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class MapWithoutParallelism(Rule):
@@ -11,22 +20,29 @@ class MapWithoutParallelism(Rule):
     docs = """\
 ## What it does
 Flags `tf.data.Dataset.map(...)` calls that pass no `num_parallel_calls` (neither by keyword nor as
-the second positional argument). A map whose dataset is only looked at (`next(iter(ds))`, a loop
-over `ds.take(n)` with a small `n`, `element_spec`) is not reported, nor one built and dropped
-(bound to a function's local, or a notebook's name, that nothing reads again); one that feeds a full pass
-(`fit`, `evaluate`, `adapt`, `list(ds)`) is. Neither is a map that only picks parts of the element, casts them or scales them by a
-constant (`lambda x, y: x`, `lambda x, y: (tf.cast(x, tf.float32) / 255.0, y)`): such a function is
-stateless, so tf.data's default `map_parallelization` already runs it in parallel, and it is too
-cheap for the argument to matter (measured by `benchmarks/trivial_map_cost.py`: serial / AUTOTUNE
-between 0.70 and 1.04 with default options over two runs: the serial map was never slower).
+the second positional argument) and that tf.data will run serially: the mapped function draws
+random numbers, calls `tf.print`, updates a variable, looks up a table (`StringLookup`,
+`TextVectorization`), calls a function pipelint cannot see (imported from elsewhere, or a method of
+an object it does not know), or the pipeline's options switch `map_parallelization` off. The
+message names the call that keeps it serial.
+
+A map whose function is provably stateless is left alone: only stateless TensorFlow ops, stateless
+Keras layers (`Rescaling`, `Resizing`, `Normalization`...), Python that runs once while tracing
+(`len`, `int`...) and functions of this module that do the same. So is a map that only picks
+parts of the element or casts them (`lambda x, y: x`), a map whose dataset is only looked at
+(`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`), and one built and
+dropped (bound to a name that nothing reads again). A map whose function calls
+`tf.py_function`/`tf.numpy_function` is PL106's finding.
 
 ## Why is this bad?
-Without `num_parallel_calls` the map is sequential by contract. TensorFlow's default
-`map_parallelization` graph optimization parallelizes it for you only when it can prove the mapped
-function stateless; a function with random ops, `tf.py_function`/`tf.numpy_function` or other
-stateful ops stays serial, and the pipeline's throughput is one element per function call.
-Saying `num_parallel_calls=tf.data.AUTOTUNE` makes the parallelism explicit and lets the autotuner
-pick the degree. Ordering is kept unless you also pass `deterministic=False`.
+Without `num_parallel_calls` a map is sequential by contract. TensorFlow's default
+`map_parallelization` rewrite makes it parallel for you only when it can prove the function
+stateless (checked on TF 2.21 by `benchmarks/default_rewrites.py`, which reads the running
+pipeline: a stateless function's map runs with autotuned parallelism, a map with `tf.random`, a
+Keras random layer, `tf.print`, a variable update or a lookup table runs with parallelism 1). A
+serial map processes one element per function call, and the step waits for it. Saying
+`num_parallel_calls=tf.data.AUTOTUNE` makes it parallel whatever the function, and lets the
+autotuner pick the degree. Ordering is kept unless you also pass `deterministic=False`.
 
 ## Example
 ```python
@@ -38,9 +54,6 @@ ds = tf.data.TFRecordDataset(files).map(parse_example)
 ds = tf.data.TFRecordDataset(files).map(parse_example, num_parallel_calls=tf.data.AUTOTUNE)
 ```
 
-A map whose function calls `tf.py_function`/`tf.numpy_function` is left to PL106: it holds the
-GIL, so `num_parallel_calls` would not make it parallel.
-
 ## Fix safety
 Safe: elements and their order are unchanged (`deterministic` stays at its default). The fix uses
 the module's own alias for TensorFlow and is offered only when one is imported.
@@ -50,6 +63,20 @@ the module's own alias for TensorFlow and is offered only when one is imported.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
 """
     VALID = (
+        # a stateless function: tf.data's map_parallelization runs it in parallel already
+        """
+        import keras
+        import tensorflow as tf
+
+        rescale = keras.layers.Rescaling(1.0 / 255)
+
+        def load(path):
+            image = tf.io.decode_png(tf.io.read_file(path), channels=3)
+            return rescale(tf.image.resize(image, [224, 224]))
+
+        ds = tf.data.Dataset.list_files('images/*.png').map(load).batch(32)
+        model.fit(ds)
+        """,
         # built and dropped: nothing ever reads `preview`
         """
         import tensorflow as tf
@@ -109,16 +136,33 @@ the module's own alias for TensorFlow and is offered only when one is imported.
         """,
     )
     INVALID = (
+        # stateless, but the pipeline's options switch map_parallelization off
         Invalid(
             """
             import tensorflow as tf
-            ds = tf.data.Dataset.range(8).map(lambda x: x * 2)
+            options = tf.data.Options()
+            options.experimental_optimization.map_parallelization = False
+            ds = tf.data.Dataset.range(8).map(lambda x: x * 2).with_options(options)
             """,
-            line=2, column=31, end_column=34,
-            message="`map` without `num_parallel_calls`",
+            line=4, column=31, end_column=34,
+            message="`map` without `num_parallel_calls`: its options switch off",
             fixed="""
             import tensorflow as tf
-            ds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE)
+            options = tf.data.Options()
+            options.experimental_optimization.map_parallelization = False
+            ds = tf.data.Dataset.range(8).map(lambda x: x * 2, num_parallel_calls=tf.data.AUTOTUNE).with_options(options)
+            """,
+        ),
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(8).map(lambda x: x + tf.random.uniform([], maxval=2, dtype=tf.int64))
+            """,
+            line=2, column=31, end_column=34,
+            message="`map` without `num_parallel_calls`: its function calls `tf.random.uniform`",
+            fixed="""
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(8).map(lambda x: x + tf.random.uniform([], maxval=2, dtype=tf.int64), num_parallel_calls=tf.data.AUTOTUNE)
             """,
         ),
         Invalid(
@@ -192,10 +236,21 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 # runs it in parallel already, and too cheap for the argument to change anything
                 # (benchmarks/trivial_map_cost.py: serial / AUTOTUNE 0.70-1.04 under default options).
                 continue
-            message = (
-                "`map` without `num_parallel_calls`: it runs serially unless tf.data can prove the "
-                "function stateless; pass `num_parallel_calls=tf.data.AUTOTUNE`"
-            )
+            facts = site.op.facts
+            switched_off = ctx.model.rewrite_switched_off("map_parallelization", ctx.model.pipeline_ops(site.op))
+            if facts.stateless and not switched_off:
+                continue  # tf.data's default `map_parallelization` runs a stateless function in parallel
+            if switched_off:
+                why = "its options switch off tf.data's `map_parallelization`, so it runs serially"
+            elif facts.stateful_call is not None:
+                given = call.args[0].value if call.args else None
+                what = (f"`{_call_name(ctx, facts.stateful_call)}` is" if facts.stateful_call is given
+                        else f"its function calls `{_call_name(ctx, facts.stateful_call)}`, which is")
+                why = f"{what} stateful or not known to be stateless, so tf.data's `map_parallelization` leaves it serial"
+            else:
+                why = ("its function is not in sight, so it may be stateful, which leaves it serial "
+                       "(tf.data parallelizes only a function it can prove stateless)")
+            message = f"`map` without `num_parallel_calls`: {why}; pass `num_parallel_calls=tf.data.AUTOTUNE`"
             fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
                               ctx.model.module) if autotune and call.args else None
             ctx.report(site.op.name_node, message, fix)

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 
+from typing import ClassVar
+
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
 from pipelint.model import BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, PASS_THROUGH_METHODS, DatasetPath, Op, Origin
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext
 from pipelint.rules.rewrite import append_call
 
 # Where each parallel-capable method takes `num_parallel_calls` positionally.
@@ -47,6 +49,19 @@ def _ends_well(path: DatasetPath) -> bool:
     return _is_parallel(last)
 
 
+def _made_async(model, path: DatasetPath) -> bool:
+    """Do tf.data's other default rewrites make the last stage asynchronous? A `map` right before
+    the last `batch` is fused with it into one buffered stage (`map_and_batch_fusion`), and a
+    stateless `map` at the end runs in parallel (`map_parallelization`)."""
+    ops = _stages(path.all_ops())
+    every = path.all_ops()
+    if len(ops) >= 2 and ops[-1].name == "batch" and ops[-2].name == "map":
+        return not model.rewrite_switched_off("map_and_batch_fusion", every)
+    if ops and ops[-1].name == "map" and ops[-1].facts.stateless:
+        return not model.rewrite_switched_off("map_parallelization", every)
+    return False
+
+
 def _misplaced_prefetch(path: DatasetPath) -> bool:
     """A written `prefetch` with more stages after it: PL104 reports that one spot."""
     return any(op.name == "prefetch" and not op.implicit for op in _stages(path.all_ops()))
@@ -75,8 +90,16 @@ class MissingPrefetch(Rule):
     code = "PL103"
     summary = "A dataset fed to training does not end with `prefetch`."
     fixable = Applicability.SAFE
+    options: ClassVar[dict[str, Option]] = {"prefetch-injected": PREFETCH_INJECTED}
     docs = """\
 ## What it does
+Under TensorFlow's default options (2.9 and later) tf.data adds the final prefetch itself, so by
+default this rule reports only pipelines whose options switch that off
+(`with_options(options)` where the module sets `experimental_optimization.inject_prefetch`,
+`apply_default_optimizations` or `autotune.enabled` to `False`). With
+`[tool.pipelint.rules.PL103] prefetch-injected = false` (older TensorFlow, or a team that wants the
+prefetch written) it reports every such pipeline, as follows.
+
 Flags a `tf.data` pipeline that is consumed for training or inference (`fit`, `evaluate`,
 `predict`, `validation_data`, a `for` loop or `iter`, or a
 batched dataset returned to a caller) when none of its control-flow paths ends in `prefetch`.
@@ -94,10 +117,11 @@ dataset prefetches to the devices itself (PL602 covers the order of the two).
 ## Why is this bad?
 Without a final `prefetch` the producer and the consumer take turns: while the model runs a step
 nothing prepares the next batch. The TensorFlow guide asks that most pipelines end in
-`prefetch(tf.data.AUTOTUNE)`. Recent TensorFlow versions inject that prefetch for you through the
-default `inject_prefetch` graph rewrite, but only while autotuning is on and the option is not
-disabled, and not in older releases; saying it explicitly keeps the overlap whatever the options
-and documents the intent.
+`prefetch(tf.data.AUTOTUNE)`. Since 2.9 TensorFlow injects that prefetch through the default
+`inject_prefetch` graph rewrite (checked on TF 2.21 by `benchmarks/default_rewrites.py`: the
+running pipeline ends in a `Prefetch` node it did not write), but only while autotuning is on and
+the rewrite is not switched off, and not in older releases. Where the options switch it off,
+nothing overlaps the input with the step.
 
 ## Example
 ```python
@@ -117,9 +141,6 @@ Safe: `prefetch` does not change the elements or their order. The fix appends
 pipeline, and only when nothing else continues from that call (so that no other pipeline gains
 a prefetch in its middle). A chain over several lines keeps its layout and comments.
 
-With default options TensorFlow's `inject_prefetch` rewrite already adds a final prefetch after
-a synchronous last stage, which is why this rule is `info`: the explicit call keeps the overlap
-when autotuning or that rewrite is off, and documents it.
 
 ## References
 - https://www.tensorflow.org/guide/data_performance#prefetching
@@ -131,6 +152,20 @@ when autotuning or that rewrite is off, and documents it.
         import tensorflow as tf
         ds = tf.data.TFRecordDataset(['a']).batch(32).prefetch(tf.data.AUTOTUNE)
         model.fit(ds)
+        """,
+        # default options: tf.data injects the final prefetch
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32)
+        model.fit(ds, epochs=5)
+        """,
+        # options that leave inject_prefetch alone
+        """
+        import tensorflow as tf
+        options = tf.data.Options()
+        options.experimental_deterministic = False
+        ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).with_options(options)
+        model.fit(ds, epochs=5)
         """,
         # an epoch counter: a bare in-memory source has nothing to overlap
         """
@@ -209,6 +244,18 @@ when autotuning or that rewrite is off, and documents it.
         """,
     )
     INVALID = (
+        # default options: the pipeline's options switch the injected prefetch off
+        Invalid(
+            """
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.autotune.enabled = False
+            ds = tf.data.TFRecordDataset(['a']).batch(32).map(parse_batch).with_options(options)
+            model.fit(ds, epochs=5)
+            """,
+            line=4, column=37, end_column=42,
+            message="dataset fed to `fit` does not end in `prefetch`, and its options switch off",
+        ),
         Invalid(
             """
             import tensorflow as tf
@@ -216,6 +263,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(ds, epochs=5)
             """,
             line=2, column=57, end_column=62,
+            options={"prefetch-injected": False},
             message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -237,6 +285,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(make(['a'], True), validation_data=make(['b'], False))
             """,
             line=7, column=13, end_column=18,
+            options={"prefetch-injected": False},
             message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -261,6 +310,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(train)
             """,
             line=4, column=15, end_column=18,
+            options={"prefetch-injected": False},
             message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import keras
@@ -278,6 +328,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(ds)
             """,
             line=2, column=37, end_column=42,
+            options={"prefetch-injected": False},
             message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -295,6 +346,7 @@ when autotuning or that rewrite is off, and documents it.
             model.fit(ds)
             """,
             line=4, column=44, end_column=49,
+            options={"prefetch-injected": False},
             message="dataset fed to `fit` does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -315,6 +367,7 @@ when autotuning or that rewrite is off, and documents it.
                 train_step(batch)
             """,
             line=4, column=23, end_column=28,
+            options={"prefetch-injected": False},
             message="dataset fed to a training loop does not end in `prefetch`",
             fixed="""
             import tensorflow_datasets as tfds
@@ -334,6 +387,7 @@ when autotuning or that rewrite is off, and documents it.
                 test_step(x, y)
             """,
             line=2, column=50, end_column=55,
+            options={"prefetch-injected": False},
             message="dataset fed to an evaluation loop does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -353,6 +407,7 @@ when autotuning or that rewrite is off, and documents it.
                         .batch(32))
             """,
             line=6, column=14, end_column=19,
+            options={"prefetch-injected": False},
             message="dataset fed to a caller does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -380,6 +435,7 @@ when autotuning or that rewrite is off, and documents it.
             Trainer().train(Rows('train.tfrecord').batch(32))
             """,
             line=12, column=40, end_column=45,
+            options={"prefetch-injected": False},
             message="dataset fed to a training loop does not end in `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -424,10 +480,18 @@ when autotuning or that rewrite is off, and documents it.
                 "a training loop" if consumer.kind in ("for", "iter") else
                 "an evaluation loop" if consumer.kind == "eval-loop" else
                 "a caller" if consumer.kind == "return" else f"`{consumer.kind}`")
+            switched_off = any(model.rewrite_switched_off("inject_prefetch", path.all_ops()) for path in paths)
+            if ctx.options.get("prefetch-injected", True) and (
+                    not switched_off or any(_made_async(model, path) for path in paths)):
+                continue  # tf.data's default rewrites overlap its output with the consumer
             message = (
+                f"dataset fed to {where} does not end in `prefetch`, and its options switch off "
+                "tf.data's `inject_prefetch`: input and training take turns; end it with "
+                "`.prefetch(tf.data.AUTOTUNE)`"
+            ) if switched_off else (
                 f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "
-                "while tf.data's automatic `inject_prefetch` applies; end it with "
-                "`.prefetch(tf.data.AUTOTUNE)` to make the overlap explicit"
+                "while tf.data's automatic `inject_prefetch` applies (TensorFlow 2.9 and later, "
+                "autotuning on); end it with `.prefetch(tf.data.AUTOTUNE)` to make the overlap explicit"
             )
             for path in paths:
                 ops = _stages(path.all_ops())

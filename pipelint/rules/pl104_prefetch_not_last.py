@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+from typing import ClassVar
 
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
 from pipelint.model import LOOKS, PASS_THROUGH_METHODS, Op, OpSite, literal_int
-from pipelint.rules.base import At, Invalid, Rule, RuleContext
+from pipelint.rules.base import PREFETCH_INJECTED, At, Invalid, Option, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
 # Ops that may follow a prefetch: they add no per-element work for the prefetch to hide.
@@ -27,8 +28,16 @@ class PrefetchNotLast(Rule):
     code = "PL104"
     summary = "A transformation runs after `prefetch`, outside the overlap that prefetch provides."
     fixable = Applicability.UNSAFE
+    options: ClassVar[dict[str, Option]] = {"prefetch-injected": PREFETCH_INJECTED}
     docs = """\
 ## What it does
+Under TensorFlow's default options (2.9 and later) tf.data's `inject_prefetch` rewrite adds a
+prefetch after the pipeline's last stage, so the work after a misplaced `prefetch` is overlapped
+anyway (`map(f).prefetch(2).batch(4)` runs with a second, injected prefetch after `batch`). By
+default this rule therefore reports only pipelines whose options switch that rewrite off (as
+PL103 does); `[tool.pipelint.rules.PL104] prefetch-injected = false` reports every one, as
+follows.
+
 Flags a transformation that comes after an explicit `prefetch` on the same pipeline, such as
 `ds.prefetch(tf.data.AUTOTUNE).batch(32)` or `ds.prefetch(2).map(f)`. Pass-through ops that do no
 work per element (`with_options`, another `prefetch`, `take`, `skip`, `repeat`,
@@ -68,6 +77,12 @@ instead of examples, say), so memory use can grow by the batch size.
         """
         import tensorflow as tf
         ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(tf.data.AUTOTUNE)
+        """,
+        # default options: tf.data injects a prefetch after the last batch
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(['a']).map(parse).prefetch(tf.data.AUTOTUNE).batch(32)
+        model.fit(ds)
         """,
         # options and a peek at a few elements do no work for the prefetch to hide
         """
@@ -110,12 +125,30 @@ instead of examples, say), so memory use can grow by the batch size.
         """,
     )
     INVALID = (
+        # default options: the pipeline's options switch the injected prefetch off
+        Invalid(
+            """
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.experimental_optimization.inject_prefetch = False
+            ds = tf.data.TFRecordDataset(['a']).map(parse).prefetch(2).batch(32).with_options(options)
+            """,
+            line=4, column=60, end_column=65,
+            message="`batch` runs after `prefetch`",
+            fixed="""
+            import tensorflow as tf
+            options = tf.data.Options()
+            options.experimental_optimization.inject_prefetch = False
+            ds = tf.data.TFRecordDataset(['a']).map(parse).batch(32).prefetch(2).with_options(options)
+            """,
+        ),
         Invalid(
             """
             import tensorflow as tf
             ds = tf.data.TFRecordDataset(['a']).map(parse).prefetch(tf.data.AUTOTUNE).batch(32)
             """,
             line=2, column=75, end_column=80,
+            options={"prefetch-injected": False},
             message="`batch` runs after `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -128,6 +161,7 @@ instead of examples, say), so memory use can grow by the batch size.
             ds = tf.data.Dataset.range(100).prefetch(4).map(lambda x: x + 1).shuffle(10)
             """,
             line=2, column=45, end_column=48,
+            options={"prefetch-injected": False},
             message="`map` runs after `prefetch`",
             fixed="""
             import tensorflow as tf
@@ -147,6 +181,7 @@ instead of examples, say), so memory use can grow by the batch size.
                 return ds.batch(32)
             """,
             line=7, column=17, end_column=24,
+            options={"prefetch-injected": False},
             message="`shuffle` runs after `prefetch`",
             also=(
                 At(line=8, column=15, end_column=20,
@@ -162,6 +197,7 @@ instead of examples, say), so memory use can grow by the batch size.
             ds = ds.cache()
             """,
             line=5, column=9, end_column=14,
+            options={"prefetch-injected": False},
             message="`cache` runs after `prefetch`",
         ),
     )
@@ -178,7 +214,9 @@ instead of examples, say), so memory use can grow by the batch size.
                 if prefetch is None or id(op) in reported:
                     continue
                 if excused is None:
-                    excused = (self._prefetched_again(ctx, op) or ctx.model.only_used_for(op, LOOKS)
+                    excused = ((ctx.options.get("prefetch-injected", True)
+                                and not ctx.model.rewrite_switched_off("inject_prefetch", ctx.model.pipeline_ops(op)))
+                               or self._prefetched_again(ctx, op) or ctx.model.only_used_for(op, LOOKS)
                                or (op.name == "cache" and _caches_a_sample(site)))
                 if excused:
                     break

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.model import find_arg
-from pipelint.rules.base import At, Invalid, Rule, RuleContext
+from pipelint.rules.base import Invalid, Rule, RuleContext
 
 _FROM_GENERATOR = "tensorflow.data.Dataset.from_generator"
 
@@ -13,9 +13,9 @@ class FromGenerator(Rule):
     summary = "`Dataset.from_generator` runs Python under the GIL and is tied to this process."
     docs = """\
 ## What it does
-Reports each `tf.data.Dataset.from_generator(...)` source. It also reports, with its own message,
-the deprecated `output_types`/`output_shapes` arguments (by keyword or position) where
-`output_signature` should be used.
+Reports each `tf.data.Dataset.from_generator(...)` source, once: when the call also passes the
+deprecated `output_types`/`output_shapes` (by keyword or position) instead of `output_signature`,
+the same finding says so.
 
 ## Why is this bad?
 The generator is plain Python: every element is produced under the GIL by one thread, so the
@@ -88,12 +88,6 @@ No automatic fix.
             """,
             line=2, column=22, end_column=36,
             message="`from_generator` produces every element in Python under the GIL",
-            also=(
-                At(line=2, column=42, end_column=54,
-                   message="`output_types` of `from_generator` is deprecated"),
-                At(line=2, column=65, end_column=78,
-                   message="`output_shapes` of `from_generator` is deprecated"),
-            ),
         ),
         Invalid(
             """
@@ -104,10 +98,6 @@ No automatic fix.
             """,
             line=3, column=14, end_column=28,
             message="`from_generator` produces every element in Python under the GIL",
-            also=(
-                At(line=3, column=34, end_column=44,
-                   message="`output_types` of `from_generator` is deprecated"),
-            ),
         ),
         Invalid(
             """
@@ -127,16 +117,13 @@ No automatic fix.
                 continue
             call = origin.node
             func = call.func
+            deprecated = [keyword for keyword, position in (("output_types", 1), ("output_shapes", 2))
+                          if (arg := find_arg(call, keyword, position)) is not None
+                          and not (arg.keyword is None and find_arg(call, "output_signature") is not None)]
+            also = (f" (and `{'`/`'.join(deprecated)}` {'is' if len(deprecated) == 1 else 'are'} deprecated: "
+                    "describe the elements with `output_signature=tf.TensorSpec(...)`)") if deprecated else ""
             ctx.report(
                 func.attr if isinstance(func, cst.Attribute) else func,
                 "`from_generator` produces every element in Python under the GIL and cannot be "
-                "moved out of this process (no tf.data service); prefer a file or tensor source",
+                f"moved out of this process (no tf.data service); prefer a file or tensor source{also}",
             )
-            for keyword, position in (("output_types", 1), ("output_shapes", 2)):
-                arg = find_arg(call, keyword, position)
-                if arg is not None and not (arg.keyword is None and find_arg(call, "output_signature") is not None):
-                    ctx.report(
-                        arg.keyword if arg.keyword is not None else arg.value,
-                        f"`{keyword}` of `from_generator` is deprecated; describe the elements with "
-                        "`output_signature=tf.TensorSpec(...)`",
-                    )

@@ -22,8 +22,8 @@ def h5_rows(path):
 # The generator already yields batches of 256; unbatching them here is not batch-then-unbatch.
 train_ds = tf.data.Dataset.from_generator(  # expect: PL107
     lambda: h5_batches("train.h5"),
-    output_types=(tf.float32, tf.int64),  # expect: PL107
-    output_shapes=((None, 128), (None,)),  # expect: PL107
+    output_types=(tf.float32, tf.int64),  # deprecated: named in the finding above
+    output_shapes=((None, 128), (None,)),
 )
 train_ds = train_ds.unbatch().shuffle(10000).batch(64).prefetch(AUTOTUNE)
 

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from benchmarks import data_service_scaling as bench
-from pipelint.profiler import service
+from pipelint.profiler.advise import service
 
 
 def _cores():
@@ -100,7 +100,7 @@ def test_probe_worker_measures_the_pipeline_a_worker_runs(tmp_path):
     import tensorflow as tf
 
     import pipelint.profiler
-    from pipelint.profiler.merge import load, merge
+    from pipelint.profiler.measure.merge import load, merge
 
     def dataset_fn():
         return tf.data.Dataset.range(10_000).map(lambda i: tf.reduce_sum(tf.ones([64, 64]) * tf.cast(i, tf.float32)),

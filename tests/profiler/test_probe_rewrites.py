@@ -13,9 +13,9 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 keras = pytest.importorskip("keras")
 
-from pipelint.profiler.install import install, uninstall  # noqa: E402
-from pipelint.profiler.report import build_report  # noqa: E402
-from pipelint.profiler.session import Session  # noqa: E402
+from pipelint.profiler.run.install import install, uninstall  # noqa: E402
+from pipelint.profiler.output.report import build_report  # noqa: E402
+from pipelint.profiler.run.session import Session  # noqa: E402
 
 X = np.zeros((96, 4), np.float32)
 Y = np.zeros((96, 1), np.float32)

@@ -7,11 +7,12 @@ import math
 
 import pytest
 
-from pipelint.profiler import advice, verify
-from pipelint.profiler.memory import site_text
-from pipelint.profiler.pytimer import PyTimer
-from pipelint.profiler.service import render_lines
-from pipelint.profiler.stages import Node, Op, align, merge, update
+from pipelint.profiler.advise import advice
+from pipelint.profiler.advise import pricing
+from pipelint.profiler.measure.memory import site_text
+from pipelint.profiler.measure.pytimer import PyTimer
+from pipelint.profiler.advise.service import render_lines
+from pipelint.profiler.measure.stages import Node, Op, align, merge, update
 
 MS = 1_000_000  # ns
 
@@ -199,9 +200,9 @@ def test_no_cache_where_it_would_change_the_data_or_not_fit(source, change):
 
 def test_verify_runs_a_cache_over_its_epochs_and_judges_it_on_the_whole_run():
     cands = [{"suggestion": {"action": "cache", "priced_over": {"epochs": 4, "steps_per_epoch": 36}}}]
-    assert verify.run_steps(cands, 60) == 144
-    assert verify.run_steps([{"suggestion": {"action": "parallelize"}}], 60) == 60
-    assert "cache_after" in verify.FIX_KEYS
+    assert pricing.run_steps(cands, 60) == 144
+    assert pricing.run_steps([{"suggestion": {"action": "parallelize"}}], 60) == 60
+    assert "cache_after" in pricing.FIX_KEYS
 
 
 def test_host_cpu_line_never_prints_none():

@@ -14,7 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from pipelint.cli import main
-from pipelint.profiler.merge import merge, load
+from pipelint.profiler.measure.merge import merge, load
 
 JOB = Path(__file__).with_name("mwms_job.py")
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,8 +1,9 @@
 """Step accounting, wait-vs-compute advice, actions and verification verdicts: no TensorFlow needed."""
-from pipelint.profiler import advice, verify
-from pipelint.profiler.pytimer import PyTimer
-from pipelint.profiler.steps import StepStats
-from pipelint.profiler.stages import Node, Op, align
+from pipelint.profiler.advise import advice
+from pipelint.profiler.advise import pricing
+from pipelint.profiler.measure.pytimer import PyTimer
+from pipelint.profiler.measure.steps import StepStats
+from pipelint.profiler.measure.stages import Node, Op, align
 
 
 def node(i, name, elements, ns, params=None):
@@ -88,15 +89,15 @@ def test_verification_candidates_and_verdicts():
          "speedup_basis": "upper-bound", "expected_speedup": 2.5, "source": {"path": "t.py", "line": 3}},
         {"code": "X", "action": "cache", "stage": "c", "fix": {"cache": 1}, "safe": False,
          "speedup_basis": None, "expected_speedup": None, "source": None}]}
-    cands, skipped = verify.candidates(report, unsafe_fixes=False)
+    cands, skipped = pricing.candidates(report, unsafe_fixes=False)
     assert [c["kind"] for c in cands] == ["fix", "bound"]
     assert cands[1]["fixes"] == {"free_stage": {"path": "t.py", "line": 3}}
     assert any("--unsafe-fixes" in s for s in skipped)
-    assert len(verify.candidates(report, unsafe_fixes=True)[0]) == 3
+    assert len(pricing.candidates(report, unsafe_fixes=True)[0]) == 3
     # Nothing to suggest: the verdict itself is checked with input at no cost.
-    cands, _ = verify.candidates({**report, "suggestions": []}, unsafe_fixes=False)
+    cands, _ = pricing.candidates({**report, "suggestions": []}, unsafe_fixes=False)
     assert cands[0]["fixes"] == {"free_input": True}
-    assert verify.judge(2.3, 2.0, "model") == "confirmed"
-    assert verify.judge(1.01, 2.0, "model").startswith("refuted")
-    assert verify.judge(3.5, 2.0, "model").startswith("gain, but off")
-    assert verify.judge(2.1, 2.0, "upper-bound") == "bound confirmed"
+    assert pricing.judge(2.3, 2.0, "model") == "confirmed"
+    assert pricing.judge(1.01, 2.0, "model").startswith("refuted")
+    assert pricing.judge(3.5, 2.0, "model").startswith("gain, but off")
+    assert pricing.judge(2.1, 2.0, "upper-bound") == "bound confirmed"

@@ -10,7 +10,7 @@ import pytest
 
 tf = pytest.importorskip("tensorflow")
 
-from pipelint.profiler.runner import profile_script  # noqa: E402
+from pipelint.profiler.run.runner import profile_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "profile"

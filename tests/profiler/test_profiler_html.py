@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 
-from pipelint.profiler.html import render_html
-from pipelint.profiler.timeline import Timeline
+from pipelint.profiler.output.html import render_html
+from pipelint.profiler.measure.timeline import Timeline
 
 CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
 

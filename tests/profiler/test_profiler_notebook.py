@@ -6,7 +6,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 IPython = pytest.importorskip("IPython")
 
-from pipelint.profiler.runner import profile_script  # noqa: E402
+from pipelint.profiler.run.runner import profile_script  # noqa: E402
 
 
 def _cell(source: str) -> dict:
@@ -73,7 +73,7 @@ def test_cell_magic_shows_text_in_a_terminal_ipython_and_each_cell_starts_fresh(
 
 
 def test_cell_magic_displays_html_in_a_notebook_kernel(shell, monkeypatch):
-    import pipelint.profiler.display as display
+    import pipelint.profiler.output.display as display
 
     shown = []
     monkeypatch.setattr(display, "_in_notebook", lambda ip: True)
@@ -86,7 +86,7 @@ def test_cell_magic_displays_html_in_a_notebook_kernel(shell, monkeypatch):
 
 
 def test_probe_in_ipython_reports_after_the_cell_that_measured_and_not_at_exit(shell, capsys):
-    import pipelint.profiler.api as api
+    import pipelint.profiler.run.api as api
 
     shell.run_cell("import tensorflow as tf\nfrom pipelint.profiler import probe")
     shell.run_cell("ds = probe(tf.data.Dataset.range(200).map(lambda x: x + 1).batch(4))")
@@ -99,7 +99,7 @@ def test_probe_in_ipython_reports_after_the_cell_that_measured_and_not_at_exit(s
 
 
 def test_pipeline_profiler_shows_html_in_a_notebook(shell, monkeypatch, capsys):
-    import pipelint.profiler.display as display
+    import pipelint.profiler.output.display as display
 
     shown = []
     monkeypatch.setattr(display, "_in_notebook", lambda ip: True)

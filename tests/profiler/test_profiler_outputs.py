@@ -19,7 +19,7 @@ pytest.importorskip("xprof")
 
 from tensorboard.backend.event_processing import event_accumulator  # noqa: E402
 
-from pipelint.profiler.runner import profile_script  # noqa: E402
+from pipelint.profiler.run.runner import profile_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,7 +133,7 @@ def test_xprof_figures_beside_pipelint_fit(fit_run):
 
 
 def test_html_report_has_timeline_and_xprof(loop_run, fit_run):
-    from pipelint.profiler.html import render_html
+    from pipelint.profiler.output.html import render_html
     for _, r in (loop_run, fit_run):
         page = render_html(r)
         assert "step time and input wait per step" in page and "<h2>XProf</h2>" in page
@@ -145,7 +145,7 @@ def test_option_off_writes_nothing_and_imports_no_tensorboard(tmp_path):
     # Each step costs 5 ms, so that a scheduling hiccup never doubles a step and counts it as warm-up.
     script.write_text("import time\nimport tensorflow as tf\nfor _ in tf.data.Dataset.range(40).batch(4):\n"
                       "    time.sleep(0.005)\n")
-    code = ("import sys\nfrom pipelint.profiler.runner import profile_script\n"
+    code = ("import sys\nfrom pipelint.profiler.run.runner import profile_script\n"
             f"o = profile_script({str(script)!r}, quiet=True)\n"
             "print('tensorboard' in sys.modules, o.report['steps'], 'tensorboard' in o.report)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=150,

@@ -9,9 +9,9 @@ tf = pytest.importorskip("tensorflow")
 from tensorflow.python.data.ops import dataset_ops  # noqa: E402
 
 import pipelint.profiler as profiler  # noqa: E402
-from pipelint.profiler.report import build_report  # noqa: E402
-from pipelint.profiler.install import install, uninstall  # noqa: E402
-from pipelint.profiler.session import Session  # noqa: E402
+from pipelint.profiler.output.report import build_report  # noqa: E402
+from pipelint.profiler.run.install import install, uninstall  # noqa: E402
+from pipelint.profiler.run.session import Session  # noqa: E402
 
 
 def _elements(ds):
@@ -166,7 +166,7 @@ def test_verification_fix_sets_the_parallelism_of_the_map_at_its_line_and_step_l
     s = install(Session(max_steps=6, fixes={"map_parallelism": {"path": __file__, "line": lines[0],
                                                                 "num_parallel_calls": 3}}))
     try:
-        from pipelint.profiler.session import StepLimitReached
+        from pipelint.profiler.run.session import StepLimitReached
         ds, _ = _python_map(_sleep)
         with pytest.raises(StepLimitReached):
             for _ in ds:
@@ -177,3 +177,28 @@ def test_verification_fix_sets_the_parallelism_of_the_map_at_its_line_and_step_l
     st = next(x for x in r["stages"] if x["python"])
     assert st["parallelism"] == 3 and st["parallelism_source"] == "set"
     assert r["steps"] + r["warmup_steps_excluded"] == 6
+
+
+def test_a_fast_loops_model_reads_stay_within_their_budget_and_lose_nothing(monkeypatch):
+    from pipelint.profiler.run import session as session_mod
+    reads = []
+    real = tf.data.experimental.get_model_proto
+
+    def counted(it):
+        reads.append(1)
+        return real(it)
+    monkeypatch.setattr(tf.data.experimental, "get_model_proto", counted)
+    s = install(Session(sample_every=5, live_warnings=False))
+    try:
+        ds = tf.data.Dataset.range(3000).map(lambda i: i * 2).batch(1)
+        got = [int(b[0]) for b in ds]
+        r = build_report(s)
+    finally:
+        uninstall(s, force=True)
+    assert got == [2 * i for i in range(3000)]
+    # Every 5 steps would be ~600 reads: the budget keeps them to a share of the wall time, plus
+    # the first read and the ones at the iterator's and the session's end.
+    assert len(reads) < 300
+    assert s.read_s <= session_mod.READ_BUDGET * (s.t_end - s.t_start) + 3 * s.read_s / len(reads)
+    # The counters are cumulative: the read at the end still sees every element.
+    assert next(st for st in r["stages"] if st["op"] == "range")["elements"] == 3000

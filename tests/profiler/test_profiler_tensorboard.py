@@ -5,8 +5,8 @@ pytest.importorskip("tensorboard")
 
 from tensorboard.backend.event_processing import event_accumulator  # noqa: E402
 
-from pipelint.profiler import tensorboard as tb  # noqa: E402
-from pipelint.profiler.timeline import Timeline  # noqa: E402
+from pipelint.profiler.output import tensorboard as tb  # noqa: E402
+from pipelint.profiler.measure.timeline import Timeline  # noqa: E402
 
 REPORT = {
     "script": "train.py", "verdict": "input-bound", "input_bound_fraction": 0.6, "step_time_ms": 10.0,

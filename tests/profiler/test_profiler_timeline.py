@@ -1,5 +1,5 @@
 """The per-step timeline: what it keeps, how it coarsens a long run, what it hands to TensorBoard."""
-from pipelint.profiler.timeline import Timeline
+from pipelint.profiler.measure.timeline import Timeline
 
 
 def test_steps_epochs_and_warmup_are_kept():

@@ -1,7 +1,7 @@
 """XProf beside pipelint: the comparison's wording, and real captures converted by XProf's converter."""
 import pytest
 
-from pipelint.profiler.xprof import compare
+from pipelint.profiler.measure.xprof import compare
 
 
 def _xp(frac, step_ms=10.0, typical=None):

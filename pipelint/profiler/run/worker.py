@@ -20,9 +20,9 @@ def probe_worker(dataset_fn, batches: int = 100, warmup: int = 5, json_path: str
     """
     import time
 
-    from pipelint.profiler.install import install, uninstall
-    from pipelint.profiler.report import build_report, write_json
-    from pipelint.profiler.session import Session
+    from pipelint.profiler.run.install import install, uninstall
+    from pipelint.profiler.output.report import build_report, write_json
+    from pipelint.profiler.run.session import Session
 
     session = install(Session(live_warnings=False))
     produced, seconds = 0, 0.0

@@ -7,11 +7,11 @@
 """
 from __future__ import annotations
 
-from pipelint.profiler import hooks
-from pipelint.profiler.session import Session
+from pipelint.profiler.run import hooks
+from pipelint.profiler.run.session import Session
 
 try:
-    from pipelint.profiler.callback import install_keras_hooks
+    from pipelint.profiler.run.callback import install_keras_hooks
 except ImportError:  # no Keras: tf.data pipelines in custom loops are still measured
     install_keras_hooks = None
 

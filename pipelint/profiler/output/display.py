@@ -58,11 +58,11 @@ def show(report: dict, shell: Any) -> None:
     if _in_notebook(shell):
         from IPython.display import HTML, display
 
-        from pipelint.profiler.html import render_html
+        from pipelint.profiler.output.html import render_html
 
         display(HTML(render_html(report, standalone=False)))
     else:
-        from pipelint.profiler.report import render_text
+        from pipelint.profiler.output.report import render_text
 
         print(render_text(report), end="")
 

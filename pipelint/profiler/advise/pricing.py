@@ -1,31 +1,14 @@
-"""`pipelint profile --verify`: measure each suggestion's speedup on the user's own job.
+"""`--verify`'s pricing: which suggestions to run, and how each measured speedup compares with
+its prediction.
 
-One bounded profiling run gives the suggestions. Then, for `rounds` rounds, the job runs as-is
-(baseline) and once per candidate, each in a fresh process, in an order that rotates every round
-so that no variant always runs first or last. Speedup per round = baseline median step / the
-variant's median step; the result is the median over rounds with its range.
-
-Fixes are applied by the probe at run time (never to the user's files), from `Session.fixes`:
-- `map_parallelism {path, line, num_parallel_calls}`: the `map` called at that line;
-- `threadpool_size N`: `tf.data.Options().threading.private_threadpool_size` on iterated datasets;
-- `prefetch true`: a trailing `prefetch(tf.data.AUTOTUNE)`;
-- `cache_after {path, line}`: `.cache()` right after the `map` called at that line;
-- `pydataset_workers {class, workers, use_multiprocessing}`: the PyDataset's settings;
-- `free_stage {path, line}` or `{class}` and `free_input true`: *bound measurements*, not fixes: the
-  stage (or the whole input) runs once and its first result repeats, so the run shows the step if
-  that stage cost nothing. Their data differ from the job's; the run is thrown away.
-A fix that changes what the pipeline yields runs only with `unsafe_fixes`.
-This module does not import TensorFlow: each run is a child `python -m pipelint.profiler`.
+Plain data in, plain data out (no TensorFlow, no processes): `run/verify.py` runs the job and hands
+the step times here. What `fixes` mean to the probe: `run/verify.py`'s docstring.
 """
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
-from typing import Any, Callable
+from typing import Any
 
 FIX_KEYS = ("map_parallelism", "threadpool_size", "prefetch", "pydataset_workers", "cache_after", "free_stage",
             "free_input")
@@ -35,33 +18,6 @@ TOLERANCE = 0.30
 NO_GAIN = 1.05
 #: At most this many suggestions are verified (each adds `rounds` runs).
 MAX_CANDIDATES = 3
-
-
-def run_child(script: str, args: list[str], steps: int, fixes: dict | None, workdir: str, tag: str,
-              timeout: float) -> dict[str, Any]:
-    """One bounded run of the job under the probe in a fresh process; its report (or an error)."""
-    report = os.path.join(workdir, f"{tag}.json")
-    log = os.path.join(workdir, f"{tag}.log")
-    cmd = [sys.executable, "-m", "pipelint.profiler", "--report", report, "--no-live-warnings",
-           "--quiet", "--max-steps", str(steps)]
-    if fixes:
-        cmd += ["--apply", json.dumps(fixes)]
-    cmd += [script, *args]
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
-    try:
-        with open(log, "w") as f:
-            proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    if not os.path.exists(report):
-        with open(log) as f:
-            tail = f.read()[-300:].strip().splitlines()
-        return {"error": f"exit {proc.returncode}, no report" + (f": {tail[-1]}" if tail else "")}
-    with open(report) as f:
-        r = json.load(f)
-    if proc.returncode != 0:
-        r["error"] = f"exit {proc.returncode}"
-    return r
 
 
 def candidates(report: dict[str, Any], unsafe_fixes: bool) -> tuple[list[dict], list[str]]:
@@ -120,7 +76,7 @@ def run_steps(cands: list[dict], steps: int) -> int:
     return need
 
 
-def _repriced(s: dict, baselines: list[dict]) -> float | None:
+def repriced(s: dict, baselines: list[dict]) -> float | None:
     """The suggestion's prediction as each baseline run made it (median): same rounds, same load."""
     preds = []
     for rep in baselines:
@@ -150,43 +106,11 @@ def judge(measured: float | None, predicted: float | None, basis: str | None) ->
     return "confirmed" if close else "gain, but off the prediction by more than 30%"
 
 
-def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, unsafe_fixes: bool = False,
-           timeout: float = 600.0, progress: Callable[[str], None] | None = None,
-           first_report: dict | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Returns (the first run's report, the `verification` section)."""
-    say = progress or (lambda _msg: None)
-    with tempfile.TemporaryDirectory(prefix="pipelint-verify-") as tmp:
-        say("profiling run")
-        first = first_report or run_child(script, args, steps, None, tmp, "profile", timeout)
-        if first.get("error") and not first.get("steps"):
-            return first, {"error": f"the profiling run failed: {first['error']}", "steps": steps,
-                           "rounds": 0, "runs": [], "candidates": [], "not_verified": [], "top": None,
-                           "baseline_step_ms": None}
-        cands, skipped = candidates(first, unsafe_fixes)
-        steps = run_steps(cands, steps)
-        variants = [{"label": "baseline", "fixes": None}] + cands
-        times: dict[int, list[float | None]] = {i: [] for i in range(len(variants))}
-        job_means: dict[int, list[float | None]] = {i: [] for i in range(len(variants))}
-        baselines: list[dict] = []  # the baseline runs' own reports: their predictions too
-        errors: dict[int, str] = {}
-        runs = []
-        for r in range(rounds):
-            order = list(range(len(variants)))
-            k = r % len(order)
-            order = order[k:] + order[:k]  # rotate: no variant always first or last
-            for i in order:
-                say(f"round {r + 1}/{rounds}: {variants[i]['label']}")
-                rep = run_child(script, args, steps, variants[i]["fixes"], tmp, f"r{r}v{i}", timeout)
-                t = rep.get("step_time_ms") if rep.get("steps") else None
-                if i == 0 and t is not None:
-                    baselines.append(rep)
-                if t is None:
-                    errors[i] = rep.get("error") or "no steps measured"
-                times[i].append(t)
-                job_means[i].append(rep.get("job_step_mean_ms") if t is not None else None)
-                runs.append({"round": r + 1, "variant": variants[i]["label"], "step_time_ms": t,
-                             "job_step_mean_ms": job_means[i][-1],
-                             "steps": rep.get("steps"), "error": rep.get("error")})
+def verification(first: dict[str, Any], cands: list[dict], skipped: list[str], times: dict[int, list],
+                 job_means: dict[int, list], baselines: list[dict], errors: dict[int, str], runs: list[dict], *,
+                 steps: int, rounds: int, unsafe_fixes: bool) -> dict[str, Any]:
+    """The `verification` section from the runs' step times (`times[0]`: the baseline's, then one
+    list per candidate, one entry per round)."""
     base = times[0]
     out_cands = []
     for i, c in enumerate(cands, start=1):
@@ -196,7 +120,7 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
         ratios = [b / v for b, v in zip(job_means[0] if over_job else base, job_means[i] if over_job else times[i])
                   if b and v]
         measured = statistics.median(ratios) if ratios else None
-        predicted = _repriced(s, baselines)
+        predicted = repriced(s, baselines)
         entry = {"label": c["label"], "kind": c["kind"], "fixes": c["fixes"], "code": s.get("code"),
                  "action": s.get("action"), "expected_speedup": predicted,
                  "expected_speedup_first_run": s.get("expected_speedup"),
@@ -222,7 +146,7 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
         top = {"label": "no suggestion (" + (first.get("verdict") or "?") + ")",
                "status": "confirmed: with input at no cost the step is as predicted" if ok
                else "refuted: the step with input at no cost is off the prediction"}
-    return first, {
+    return {
         "steps": steps, "rounds": rounds, "unsafe_fixes": unsafe_fixes,
         "baseline_step_ms": round(statistics.median([t for t in base if t]), 3) if any(base) else None,
         "baseline_step_times_ms": [round(t, 3) if t else None for t in base],

@@ -26,7 +26,7 @@ import os
 import weakref
 from typing import Any
 
-from pipelint.profiler.memory import site_text
+from pipelint.profiler.measure.memory import site_text
 
 #: Input-bound, and at least this share of the cores the process may use is busy: saturated.
 SATURATED = 0.85
@@ -190,7 +190,7 @@ def section(session, pipe, figs: list, step_ms: float | None, wait_ms: float | N
     # calls as cores, and the process keeps the cores busy), not from one CPU figure near a
     # threshold. Cores busy with other processes (system-wide) are reported too, but they are not
     # this job's input to move.
-    from pipelint.profiler.advice import bottleneck, host_spent
+    from pipelint.profiler.advise.advice import bottleneck, host_spent
     slowest = bottleneck(figs)
     out["saturated"] = slowest is not None and host_spent(slowest, cores_used, cpus)
     out["host_cpu"]["busy_with_other_processes"] = bool(

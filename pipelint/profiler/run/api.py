@@ -8,10 +8,10 @@ import os
 import sys
 from typing import Any
 
-from pipelint.profiler.hooks import DATASET_METHODS
-from pipelint.profiler.install import active, install
-from pipelint.profiler.report import build_report, render_text
-from pipelint.profiler.session import Session
+from pipelint.profiler.run.hooks import DATASET_METHODS
+from pipelint.profiler.run.install import active, install
+from pipelint.profiler.output.report import build_report, render_text
+from pipelint.profiler.run.session import Session
 
 _DEFAULT: Session | None = None
 
@@ -23,7 +23,7 @@ def _session() -> Session:
         return s
     if _DEFAULT is None:
         _DEFAULT = Session()
-        from pipelint.profiler.display import (
+        from pipelint.profiler.output.display import (
             cell_site,
             ipython_shell,
             report_after_cells,
@@ -45,7 +45,7 @@ def _finish_cell(end: bool) -> dict | None:
     if s is None:
         return None
     if end:
-        from pipelint.profiler.install import uninstall
+        from pipelint.profiler.run.install import uninstall
 
         _DEFAULT = None
         uninstall(s, force=True)

@@ -10,7 +10,7 @@ import html
 import math
 from typing import Any
 
-from pipelint.profiler.memory import site_text
+from pipelint.profiler.measure.memory import site_text
 
 __all__ = ["render_html", "write_html"]
 

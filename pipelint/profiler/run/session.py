@@ -15,11 +15,11 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipelint.profiler.advice import INPUT_BOUND, live_hint
-from pipelint.profiler.service import HostCpu
-from pipelint.profiler.steps import StepStats, cpu_seconds
-from pipelint.profiler.stages import Op, Stage, align, class_kind, describe_dataset, merge, parse_proto, update
-from pipelint.profiler.timeline import RunTimelines
+from pipelint.profiler.advise.advice import INPUT_BOUND, live_hint
+from pipelint.profiler.advise.service import HostCpu
+from pipelint.profiler.measure.steps import StepStats, cpu_seconds
+from pipelint.profiler.measure.stages import Op, Stage, align, class_kind, describe_dataset, merge, parse_proto, update
+from pipelint.profiler.measure.timeline import RunTimelines
 
 log = logging.getLogger("pipelint")
 
@@ -101,11 +101,20 @@ class StepLimitReached(BaseException):
     """
 
 
+#: A custom loop's model reads (every `sample_every` steps, and at steps 1, 2, 4, ...) may take at
+#: most this share of the session's wall time: a read plus its alignment costs ~0.2 ms, which a
+#: fast loop (sub-ms steps) would otherwise pay every 50 steps. The counters read are cumulative,
+#: so a skipped read loses nothing that a later one does not see; the reads at an iterator's end
+#: and at the session's end, and fit's every `sample_every` steps (its wait estimate needs the
+#: gaps of those steps), are always taken; fit's early reads (steps 1, 2, 4, ...) are budgeted.
+READ_BUDGET = 0.005
+
+
 class Session:
     """State of one probe session. Fed by `hooks` and `callback`; read by `report`.
 
     `max_steps`: stop the job (StepLimitReached) after that many training steps. `fixes`: settings
-    the hooks apply at run time (`verify.FIX_KEYS`), for verification runs only.
+    the hooks apply at run time (`pricing.FIX_KEYS`), for verification runs only.
     """
 
     def __init__(self, *, sample_every: int = 50, warn_every: int = 500, live_warnings: bool = True,
@@ -127,6 +136,7 @@ class Session:
         self.restore: list[Any] = []  # undo functions of the patches installed for this session
         self.installs = 0  # nesting count of install() calls (hooks)
         self.t_start = time.perf_counter()
+        self.read_s = 0.0  # seconds spent reading tf.data's model (see READ_BUDGET)
         self.cpu_start = cpu_seconds()
         self.host_cpu = HostCpu()  # system-wide load of this process's cores (data_service section)
         self.t_end: float | None = None
@@ -247,10 +257,14 @@ class Session:
             self.iter_records = [r for r in self.iter_records if r.ref() is not None]
         return rec
 
-    def sample(self, rec: IterRecord) -> list[int]:
-        """Snapshot one iterator's autotune model. Returns the gap times (µs) it reported."""
+    def sample(self, rec: IterRecord, budgeted: bool = False) -> list[int]:
+        """Snapshot one iterator's autotune model. Returns the gap times (µs) it reported.
+        `budgeted`: skip the read while reads have taken more than READ_BUDGET of the wall time."""
         it = rec.ref()
         if it is None or self.disabled:
+            return []
+        t0 = time.perf_counter()
+        if budgeted and self.read_s > READ_BUDGET * (t0 - self.t_start):
             return []
         import tensorflow as tf
         try:
@@ -265,6 +279,8 @@ class Session:
                 return []  # autotune off for this pipeline: nothing to read, not an error
             self.fail("get_model_proto", exc)
             return []
+        finally:
+            self.read_s += time.perf_counter() - t0
 
     def sample_all(self) -> None:
         for rec in list(self.iter_records):
@@ -278,10 +294,12 @@ class Session:
         every = self.sample_every
         if n % every == 0:
             rec.stats.track()
-            self.sample(rec)
+            self.sample(rec, budgeted=True)
             self.maybe_warn(rec.stats, n, rec.pipeline)
         elif early_sample(n, every):
-            self.sample(rec)  # an iterator dropped early (Ctrl-C, break) still leaves a snapshot
+            # An iterator dropped early (Ctrl-C, break) still leaves a snapshot: the session's first
+            # read is always within the budget.
+            self.sample(rec, budgeted=True)
         if self.max_steps and n >= self.max_steps:
             self.finish()
             raise StepLimitReached(self.max_steps)
@@ -325,7 +343,7 @@ class Session:
             self.fit_flush()
             self.maybe_warn(f.stats, f.steps, self.fit_pipeline())
         elif early_sample(f.steps, self.sample_every):
-            self._read_fit_gaps()  # so that an interrupted fit still has stages and gaps
+            self._read_fit_gaps(budgeted=True)  # so that an interrupted fit still has stages and gaps
         if self.max_steps and f.steps >= self.max_steps:
             f.stats.track(now)
             self.finish()
@@ -358,11 +376,11 @@ class Session:
         recs = [r for r in self.fit.iterators if r.ref() is not None]
         return recs[-1].pipeline if recs else None
 
-    def _read_fit_gaps(self) -> list[int]:
+    def _read_fit_gaps(self, budgeted: bool = False) -> list[int]:
         gaps: list[int] = []
         for rec in self.fit.iterators:
             if rec.ref() is not None and not self.disabled:
-                g = self.sample(rec)
+                g = self.sample(rec, budgeted)
                 if len(g) > len(gaps):
                     gaps = g
         if gaps:

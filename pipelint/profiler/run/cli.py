@@ -46,7 +46,7 @@ def profile_command(json_path, html_path, sample_every, warn_every, no_live_warn
     if verify:
         _verify(script, list(args), json_path, html_path, verify_steps, verify_rounds, unsafe_fixes)
         return
-    from pipelint.profiler.runner import ScriptNotFound, TensorFlowMissing, profile_script
+    from pipelint.profiler.run.runner import ScriptNotFound, TensorFlowMissing, profile_script
 
     try:
         outcome = profile_script(script, list(args), json_path=json_path, html_path=html_path,
@@ -69,8 +69,8 @@ def profile_command(json_path, html_path, sample_every, warn_every, no_live_warn
 
 def _verify(script, args, json_path, html_path, steps, rounds, unsafe_fixes) -> None:
     """Runs in this process without TensorFlow: every job run is a child process."""
-    from pipelint.profiler.report import emit
-    from pipelint.profiler.verify import verify
+    from pipelint.profiler.output.report import emit
+    from pipelint.profiler.run.verify import verify
 
     if not os.path.isfile(script):
         click.echo(f"pipelint profile: no such script: {script}", err=True)
@@ -104,7 +104,7 @@ def main() -> None:  # `python -m pipelint.profiler`
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the merged view as JSON.")
 def profile_merge_command(reports, json_path) -> None:
     """Combine the JSON reports of a multi-worker job's workers into one view (no TensorFlow)."""
-    from pipelint.profiler.merge import MergeError, load, merge, render_text
+    from pipelint.profiler.measure.merge import MergeError, load, merge, render_text
 
     try:
         merged = merge(load(list(reports)))

@@ -5,9 +5,10 @@ import json
 import sys
 from typing import Any
 
-from pipelint.profiler import advice, memory, service
-from pipelint.profiler.merge import worker_identity
-from pipelint.profiler.stages import merge
+from pipelint.profiler.advise import advice, service
+from pipelint.profiler.measure import memory
+from pipelint.profiler.measure.merge import worker_identity
+from pipelint.profiler.measure.stages import merge
 
 
 def _environment() -> dict[str, Any]:
@@ -43,7 +44,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     Takes the session's final samples first. `extra` adds keys (e.g. `xprof`) after the built-in
     ones; tools that build on the report (TensorBoard, notebooks) read this dict, never the session.
     """
-    from pipelint.profiler.steps import WARMUP_FACTOR, WARMUP_MAX
+    from pipelint.profiler.measure.steps import WARMUP_FACTOR, WARMUP_MAX
     session.finish()
     stats, source = session.step_stats()
     pipe = session.main_pipeline()
@@ -71,7 +72,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     epochs = session.fit.epochs or (pipe.iterators if pipe is not None else 0) or None
     py_overhead = None
     if any(f.work == "waits" and f.stage.op.extra.get("py_function") for f in figs):
-        from pipelint.profiler.calibrate import py_function_overhead_ms
+        from pipelint.profiler.measure.calibrate import py_function_overhead_ms
         py_overhead = py_function_overhead_ms()  # only when a waiting py_function stage is priced
     host = getattr(session, "host_cpu", None)
     suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem, epochs=epochs,
@@ -345,13 +346,13 @@ def write_json(r: dict[str, Any], path: str) -> None:
 
 
 def render_html(r: dict[str, Any]) -> str:
-    """One self-contained page (pipelint/profiler/html.py; notebooks use the same renderer)."""
-    from pipelint.profiler.html import render_html as _render
+    """One self-contained page (pipelint/profiler/output/html.py; notebooks use the same renderer)."""
+    from pipelint.profiler.output.html import render_html as _render
     return _render(r)
 
 
 def write_html(r: dict[str, Any], path: str) -> None:
-    from pipelint.profiler.html import write_html as _write
+    from pipelint.profiler.output.html import write_html as _write
     _write(r, path)
 
 

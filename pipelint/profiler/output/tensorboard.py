@@ -25,8 +25,8 @@ from tensorboard.plugins.text.summary_v2 import text_pb
 from tensorboard.compat.proto import event_pb2
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from pipelint.profiler.steps import WARMUP_MAX
-from pipelint.profiler.timeline import Point
+from pipelint.profiler.measure.steps import WARMUP_MAX
+from pipelint.profiler.measure.timeline import Point
 
 log = logging.getLogger("pipelint")
 

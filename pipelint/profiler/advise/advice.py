@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipelint.codes import CODES
-from pipelint.profiler.memory import mem_available, memory_notes, site_text, where
+from pipelint.profiler.measure.memory import mem_available, memory_notes, site_text, where
 
 #: XProf's thresholds: >= 20% of step time waiting for input is "highly input-bound".
 INPUT_BOUND = 0.20
@@ -452,8 +452,8 @@ def _cache_after(add, sit: Situation, figs: list[StageFigures], i: int, f: Stage
 
     Priced over the job's epochs: epoch 1 runs as now (and fills the cache), epochs 2..E read it,
     so this stage and every stage before it cost (about) nothing from then on."""
-    from pipelint.profiler.determinism import deterministic_at
-    from pipelint.profiler.memory import human_bytes
+    from pipelint.profiler.advise.determinism import deterministic_at
+    from pipelint.profiler.measure.memory import human_bytes
     op = f.stage.op
     if not epochs or epochs < 2 or not op.path:
         return
@@ -517,7 +517,7 @@ def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: fl
 
 def live_hint(session, pipe) -> str:
     """One short clause for the live warning: the bottleneck and the rule that fixes it."""
-    from pipelint.profiler.stages import merge
+    from pipelint.profiler.measure.stages import merge
     if pipe is None:
         return ""
     stages = merge(list(pipe.snapshots.values()))

@@ -16,10 +16,10 @@ from typing import Any
 
 import keras
 
-from pipelint.profiler import hooks
-from pipelint.profiler.pytimer import PyTimer
-from pipelint.profiler.report import build_report, emit
-from pipelint.profiler.session import Session
+from pipelint.profiler.run import hooks
+from pipelint.profiler.measure.pytimer import PyTimer
+from pipelint.profiler.output.report import build_report, emit
+from pipelint.profiler.run.session import Session
 
 
 class PipelineProfiler(keras.callbacks.Callback):
@@ -44,7 +44,7 @@ class PipelineProfiler(keras.callbacks.Callback):
         self.json_path, self.html_path = json_path, html_path
         self.tensorboard = None
         if log_dir is not None and self._own:
-            from pipelint.profiler.tensorboard import Output
+            from pipelint.profiler.output.tensorboard import Output
             self.tensorboard = Output(session, log_dir)
         self.result: dict[str, Any] | None = None
         self._last: float | None = None
@@ -101,7 +101,7 @@ class PipelineProfiler(keras.callbacks.Callback):
             self.result = build_report(s)
             if self.tensorboard is not None:
                 self.tensorboard.finish(self.result)
-            from pipelint.profiler.display import show_in_notebook
+            from pipelint.profiler.output.display import show_in_notebook
 
             shown = self._print and show_in_notebook(self.result)  # HTML in a notebook, not stderr
             emit(self.result, out=sys.stderr if self._print and not shown else None, json_path=self.json_path,

@@ -14,9 +14,9 @@ import threading
 import time
 from typing import Any, Callable
 
-from pipelint.profiler import service
-from pipelint.profiler.pytimer import PyTimer, timed_call, timed_generator
-from pipelint.profiler.session import Session
+from pipelint.profiler.advise import service
+from pipelint.profiler.measure.pytimer import PyTimer, timed_call, timed_generator
+from pipelint.profiler.run.session import Session
 
 _ACTIVE: Session | None = None
 _tls = threading.local()
@@ -94,7 +94,8 @@ def patch(session: Session, owner: Any, name: str, new: Any) -> None:
 def _skip_dirs() -> tuple[str, ...]:
     global _SKIP_DIRS
     if not _SKIP_DIRS:
-        dirs = [os.path.dirname(os.path.dirname(__file__))]  # pipelint itself
+        # pipelint itself, from the package rather than from this file's depth (which moves).
+        dirs = [os.path.dirname(os.path.abspath(sys.modules["pipelint"].__file__))]
         for name in ("tensorflow", "keras", "tf_keras", "runpy"):
             mod = sys.modules.get(name)
             if mod is not None and getattr(mod, "__file__", None):

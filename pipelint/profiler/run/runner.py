@@ -54,7 +54,7 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
 
     With `xprof_dir`, the run is also traced with `tf.profiler.experimental.start(xprof_dir)`, with
     XProf step markers, and XProf's own figures join the report. With `log_dir`, per-step scalars and
-    the report are written for TensorBoard (pipelint/profiler/tensorboard.py).
+    the report are written for TensorBoard (pipelint/profiler/output/tensorboard.py).
     """
     if not os.path.isfile(script):
         raise ScriptNotFound(script)
@@ -62,10 +62,10 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         import tensorflow  # noqa: F401 - hooks must be in place before the script builds pipelines
     except ImportError as exc:
         raise TensorFlowMissing(str(exc)) from exc
-    from pipelint.profiler.install import install, uninstall
-    from pipelint.profiler.report import build_report, emit
-    from pipelint.profiler.session import Session, StepLimitReached
-    from pipelint.profiler.xprof import Capture
+    from pipelint.profiler.run.install import install, uninstall
+    from pipelint.profiler.output.report import build_report, emit
+    from pipelint.profiler.run.session import Session, StepLimitReached
+    from pipelint.profiler.measure.xprof import Capture
 
     out = out or sys.stderr
     session = Session(sample_every=sample_every, warn_every=warn_every, live_warnings=live_warnings,
@@ -77,13 +77,13 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
     xprof = Capture(xprof_dir, session)
     tensorboard = None
     if log_dir:
-        from pipelint.profiler.tensorboard import Output
+        from pipelint.profiler.output.tensorboard import Output
         tensorboard = Output(session, log_dir)
     install(session)
     xprof.start()
     try:
         if script.endswith(".ipynb"):
-            from pipelint.profiler.notebook import run_notebook  # code cells in order, magics skipped
+            from pipelint.profiler.run.notebook import run_notebook  # code cells in order, magics skipped
 
             run_notebook(script, out)
         else:

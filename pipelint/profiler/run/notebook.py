@@ -19,7 +19,7 @@ import sys
 from typing import Any, TextIO
 
 from pipelint.notebook import NotebookError, parse_notebook, runnable_cells
-from pipelint.profiler.display import show
+from pipelint.profiler.output.display import show
 
 __all__ = ["load_ipython_extension", "profile_cell", "run_notebook"]
 
@@ -67,10 +67,10 @@ def profile_cell(line: str, cell: str, shell: Any = None) -> dict | None:
         print("pipelint: the probe needs TensorFlow (pip install 'pipelint[profile]')", file=sys.stderr)
         shell.run_cell(cell)
         return None
-    from pipelint.profiler.display import magic_cell_site
-    from pipelint.profiler.install import install, uninstall
-    from pipelint.profiler.report import build_report
-    from pipelint.profiler.session import Session
+    from pipelint.profiler.output.display import magic_cell_site
+    from pipelint.profiler.run.install import install, uninstall
+    from pipelint.profiler.output.report import build_report
+    from pipelint.profiler.run.session import Session
 
     session = Session()
     session.relocate = magic_cell_site(shell)  # sites as "cell N, line M" of the magic's cell
