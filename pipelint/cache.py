@@ -366,7 +366,7 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     # The project index (stdlib `ast` only): a file's key holds the summaries of the modules its
     # findings depend on, so that editing `data.py` re-checks `train.py`.
     project = ProjectIndex.build(files, {path: data for path, data in read.items() if data is not None},
-                                 cache.summaries)
+                                 cache.summaries, jobs=jobs or os.cpu_count() or 1)
     for path in files:
         data = read[path]
         if data is None:

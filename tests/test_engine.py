@@ -101,6 +101,14 @@ def test_unknown_code_in_noqa_is_reported():
     assert "PL003" in codes(found) and "PL101" in codes(found)
 
 
+
+@pytest.mark.parametrize("comment", ["# NOQA: PL999", "# noqa:pl999", "# pipelint: ignore[PL999]", "# Noqa: E501, PL9x"])
+def test_unknown_code_in_a_file_with_no_findings_is_reported(comment):
+    # A clean file is tokenized for suppression comments only when one may name a code.
+    source = "import tensorflow as tf\n# noqa is mentioned here\nx = 1  " + comment + "\n"
+    assert codes(lint_source(source, "x.py", ALL, None)) == ["PL003"]
+    assert lint_source("import tensorflow as tf\nx = 1  # noqa: E501\n", "x.py", ALL, None) == []
+
 def test_multiline_chain_is_suppressed_on_the_method_line():
     source = ("import tensorflow as tf\n"
               "ds = (tf.data.Dataset.range(4)\n"

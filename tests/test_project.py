@@ -218,6 +218,42 @@ def test_the_cache_key_of_a_file_depends_on_the_modules_it_uses_not_on_others(pr
     assert after_report.key_of(trainer) != after_data.key_of(trainer)
 
 
+def test_the_cache_key_follows_imports_transitively_and_through_cycles(tmp_path):
+    # train -> loader -> io <-> codecs (a cycle); unrelated stands apart.
+    _write(tmp_path, {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "",
+        "pkg/train.py": "from pkg.loader import load\n\nds = load().batch(8)\n",
+        "pkg/loader.py": "from pkg import io\n\ndef load():\n    return io.read().shuffle(10)\n",
+        "pkg/io.py": "from pkg import codecs\n\ndef read():\n    return codecs.decode().map(len)\n",
+        "pkg/codecs.py": "from pkg import io\n\ndef decode():\n    return io.read().cache()\n",
+        "pkg/unrelated.py": "def other(ds):\n    return ds.batch(2)\n",
+    })
+    files = sorted((tmp_path / "pkg").glob("*.py"))
+    before = ProjectIndex.build(files)
+    (tmp_path / "pkg/unrelated.py").write_text("def other(ds):\n    return ds.batch(3).cache()\n")
+    after_unrelated = ProjectIndex.build(files)
+    codecs = tmp_path / "pkg/codecs.py"
+    codecs.write_text(codecs.read_text() + "\n\ndef more(ds):\n    return ds.prefetch(1)\n")
+    after_codecs = ProjectIndex.build(files)
+    for name in ("train", "loader", "io"):
+        path = tmp_path / "pkg" / f"{name}.py"
+        assert before.key_of(path) == after_unrelated.key_of(path), name
+        assert after_unrelated.key_of(path) != after_codecs.key_of(path), name
+
+
+def test_summaries_made_in_worker_processes_are_those_made_in_one(project, monkeypatch):
+    from pipelint.project import index as index_module
+
+    monkeypatch.setattr(index_module, "_MIN_MODULES_FOR_WORKERS", 2)
+    files = sorted((project / "src/proj").glob("*.py"))
+    one, many = ProjectIndex.build(files, jobs=1), ProjectIndex.build(files, jobs=2)
+    assert {name: (m.to_json(), m.digest) for name, m in one.modules.items()} == \
+        {name: (m.to_json(), m.digest) for name, m in many.modules.items()}
+    assert (one.callers, one.consumers, one.aliases) == (many.callers, many.consumers, many.aliases)
+    assert [one.key_of(f) for f in files] == [many.key_of(f) for f in files]
+
+
 def test_worker_processes_report_what_one_process_does(tmp_path):
     write_project(tmp_path, 20)
     one = check_paths([tmp_path], select=["ALL"], jobs=1)

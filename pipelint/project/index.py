@@ -69,6 +69,8 @@ _NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
 _TOP_LEVEL_IMPORT = re.compile(r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]+)", re.M)
 _SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
+#: Below this many modules to summarise, worker processes cost more to start than they save.
+_MIN_MODULES_FOR_WORKERS = 100
 
 
 def project_root(directory: str) -> str:
@@ -205,6 +207,26 @@ def _maybe_project_names(summary: ModuleSummary) -> set[str]:
     return found
 
 
+#: The nodes the summary's questions look at (`_taking`, `_bindings`, returns, `_dataset_calls`):
+#: the walk keeps only these, and does not look inside nodes that cannot hold one.
+_ASKED = (ast.Call, ast.Return, ast.Assign, ast.For)
+_BARE = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The asked-about nodes of a function's own code (not those of functions nested in it),
+    last first within each statement as the walk pops them."""
+    found = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _ASKED):
+            found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, *_BARE)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
 class _Reader:
     """One module's summary from its (partial) `ast`, walked once: each function's own nodes (not
     those of functions nested in it) are kept in a list that the questions below iterate."""
@@ -270,27 +292,27 @@ class _Reader:
             f"{_COULD_TOUCH_DATASETS.pattern}|\\b(?:{'|'.join(map(re.escape, sorted(names)))})\\b")
         lines = self.lines
         classes = []
-        stack: list[tuple[ast.AST, str, str]] = [(child, "", "") for child in self.tree.body]
-        scopes = self.scopes
+        stack: list[tuple[ast.AST, str]] = [(child, "") for child in self.tree.body]
+        module_nodes = self.scopes[""]
         while stack:
-            node, scope, prefix = stack.pop()
-            scopes[scope].append(node)
+            node, prefix = stack.pop()
+            if isinstance(node, _ASKED):
+                module_nodes.append(node)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if scope == "" and (prefix == "" or prefix.endswith(".")):
-                    inner = prefix + node.name
-                    self.defs.append((inner, node))
-                    scopes[inner] = []
-                    end = getattr(node, "end_lineno", None) or node.lineno
-                    if node.name == "__init__" or any(telling.search(line) for line in lines[node.lineno - 1:end]):
-                        stack.extend((child, inner, "") for child in ast.iter_child_nodes(node))
-                continue  # a function nested in another is not summarised
-            if isinstance(node, ast.ClassDef) and scope == "" and prefix == "":
-                classes.append(node.name)
-                stack.extend((child, "", node.name + ".") for child in node.body)
-                stack.extend((child, "", "") for child in (*node.bases, *node.decorator_list))
+                inner = prefix + node.name
+                self.defs.append((inner, node))
+                end = getattr(node, "end_lineno", None) or node.lineno
+                walked = node.name == "__init__" or telling.search("\n".join(lines[node.lineno - 1:end]))
+                self.scopes[inner] = _own_nodes(node) if walked else []
                 continue
-            stack.extend((child, scope, prefix if isinstance(node, (ast.If, ast.Try)) else "")
-                         for child in ast.iter_child_nodes(node))
+            if isinstance(node, ast.ClassDef) and prefix == "":
+                classes.append(node.name)
+                stack.extend((child, node.name + ".") for child in node.body)
+                stack.extend((child, "") for child in (*node.bases, *node.decorator_list))
+                continue
+            if not isinstance(node, _BARE):
+                stack.extend((child, prefix if isinstance(node, (ast.If, ast.Try)) else "")
+                             for child in ast.iter_child_nodes(node))
         self.summary.classes = frozenset(classes)
         self.own_functions = {name for name, _ in self.defs if "." not in name}
 
@@ -489,15 +511,19 @@ class ProjectIndex:
         self.consumers: dict[str, set[str]] = {}
         #: Parameters (module, function, parameter) that some call hands a dataset.
         self._handed: set[tuple[str, str, str]] = set()
-        self._keys: dict[str, bytes] = {}
+        #: `resolve`'s answers, once every module and alias is known (None while building).
+        self._resolved: dict[tuple[str, str], tuple[str, str] | None] | None = None
+        #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
+        self._reach: dict[str, str] | None = None
 
     # ---- building
 
     @classmethod
     def build(cls, files: Sequence[Path], contents: Mapping[Path, bytes] | None = None,
-              store: SummaryStore | None = None) -> "ProjectIndex":
+              store: SummaryStore | None = None, jobs: int = 1) -> "ProjectIndex":
         """The index of the projects `files` belong to; `contents`: bytes already read;
-        `store`: summaries kept from earlier runs (and where new ones are kept)."""
+        `store`: summaries kept from earlier runs (and where new ones are kept); `jobs`: worker
+        processes that may summarise the files (when there are many to summarise)."""
         index = cls()
         contents = contents or {}
         roots: dict[str, list[str]] = {}
@@ -509,6 +535,19 @@ class ProjectIndex:
             named = index._name_of(absolute, roots)
             if named is not None:
                 pending.append((named[0], absolute, True, contents.get(path)))
+        # The files' summaries, made in worker processes when there are many: serially they
+        # were most of the index's cost, before any check could start.
+        ready: dict[str, tuple[ModuleSummary, str | None]] = {}
+        if jobs > 1 and len(pending) >= _MIN_MODULES_FOR_WORKERS:
+            to_make = []
+            for entry in pending:
+                kept = _kept(*entry, store) if store is not None else None
+                if kept is not None:
+                    ready[entry[1]] = (kept, None)
+                else:
+                    to_make.append(entry)
+            if len(to_make) >= _MIN_MODULES_FOR_WORKERS:
+                ready.update(zip((entry[1] for entry in to_make), _made_in_workers(to_make, jobs)))
         extra = 0
         importers_only: list[ModuleSummary] = []
         while pending:
@@ -518,7 +557,7 @@ class ProjectIndex:
                 index._alias(name, known)
             if name in index.modules or known is not None:
                 continue
-            summary = index._read(name, absolute, checked, data, store)
+            summary = index._read(name, absolute, checked, data, store, ready)
             if not (summary.functions or summary.dataset_calls or summary.exports):
                 importers_only.append(summary)  # it may use what others export: nothing to read
                 continue
@@ -540,6 +579,7 @@ class ProjectIndex:
                     found = index._find_module(full, summary.path, roots)
                     if found is not None and found[1] in index.by_path:
                         index._alias(found[2], index.by_path[found[1]])
+        index._resolved = {}  # modules and their names are all known: answers may be kept
         index._resolve()
         for summary in index.modules.values():
             for _, target, _, needs in summary.dataset_calls:
@@ -701,31 +741,17 @@ class ProjectIndex:
         return None
 
     def _read(self, name: str, absolute: str, checked: bool, data: bytes | None,
-              store: SummaryStore | None) -> ModuleSummary:
-        package = name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
-        summary = ModuleSummary(name, absolute, package, checked)
-        try:
-            if data is None:
-                with open(absolute, "rb") as handle:
-                    data = handle.read()
-            text = data.decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            text = None
-        if text is not None:
-            key = blake2b(f"{name}\0{package}\0".encode() + data, digest_size=16).hexdigest()
-            kept = store.get(absolute, key) if store is not None else None
-            if kept is not None:
-                try:
-                    summary = ModuleSummary.from_json(kept, checked)
-                except (KeyError, TypeError, ValueError):
-                    kept = None
-            if kept is None:
-                try:
-                    summary = summarise(name, package, absolute, text, checked)
-                except Exception:  # noqa: BLE001 - a module the index cannot read is left out,
-                    summary = ModuleSummary(name, absolute, package, checked)  # never a traceback
-                if store is not None:
-                    store.put(absolute, key, summary.to_json())
+              store: SummaryStore | None, ready: dict[str, tuple[ModuleSummary, str | None]]) -> ModuleSummary:
+        """The module's summary: made in a worker process (`ready`), kept from an earlier run, or
+        made here; a new one is kept in `store`."""
+        made = ready.pop(absolute, None)
+        if made is None:
+            kept = _kept(name, absolute, checked, data, store) if store is not None else None
+            made = (kept, None) if kept is not None else _made_summary(name, absolute, checked, data)
+        summary, key = made
+        summary.checked = checked  # made before it was known whether a checked file imports it first
+        if store is not None and key is not None:
+            store.put(absolute, key, summary.to_json())
         self.modules[name] = summary
         self.by_path[absolute] = name
         return summary
@@ -735,6 +761,15 @@ class ProjectIndex:
     def resolve(self, qualified: str, package: str = "") -> tuple[str, str] | None:
         """`proj.data.load` -> ("proj.data", "load"): the module and the name in it. From a
         script's directory (`package` one of its keys), its siblings come first, as in Python."""
+        if self._resolved is not None:
+            key = (qualified, package)
+            found = self._resolved.get(key, self)
+            if found is self:
+                found = self._resolved[key] = self._resolve_name(qualified, package)
+            return found
+        return self._resolve_name(qualified, package)
+
+    def _resolve_name(self, qualified: str, package: str) -> tuple[str, str] | None:
         if package.startswith(_SCRIPT_DIRECTORY):
             found = self.resolve(f"{package}.{qualified}")
             if found is not None:
@@ -795,39 +830,129 @@ class ProjectIndex:
 
     def key_of(self, path: str | os.PathLike) -> bytes:
         """What a file's findings depend on in other modules, for its cache key: the summaries
-        of the project modules it imports (and theirs), of the modules that hand it datasets,
-        and of what those import; and the whole text of the modules that import its datasets
-        (their uses of them are its datasets' consumers)."""
+        of the project modules it imports (and theirs, and its own), of the modules that hand it
+        datasets, and of what those import; and the whole text of the modules that import its
+        datasets (their uses of them are its datasets' consumers)."""
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
-        known = self._keys.get(name)
-        if known is None:
-            reached = self._dependencies(name)
-            known = self._keys[name] = "\0".join(
-                [*(f"{other}={self.modules[other].digest}" for other in sorted(reached)),
-                 *(f"{other}~{self.modules[other].text_digest}" for other in sorted(self.consumers.get(name, ())))]
-            ).encode()
-        return known
+        if self._reach is None:
+            self._reach = self._reach_digests()
+        reach = self._reach
+        return "\0".join(
+            [reach[name],
+             *(f"{other}={reach[other]}" for other in sorted(self.callers.get(name, ()))),
+             *(f"{other}~{self.modules[other].text_digest}={reach[other]}"
+               for other in sorted(self.consumers.get(name, ())))]
+        ).encode()
 
-    def _dependencies(self, name: str) -> set[str]:
-        reached: set[str] = set()
-        stack = [name, *self.callers.get(name, ()), *self.consumers.get(name, ())]
-        while stack:
-            current = stack.pop()
-            if current in reached:
-                continue
-            reached.add(current)
-            summary = self.modules.get(current)
-            if summary is None:
-                continue
+    def _reach_digests(self) -> dict[str, str]:
+        """Per module, one digest of the summaries of every module it reaches by imports, itself
+        included: each strongly connected component of the import graph is hashed once, from its
+        members' summaries and the digests of the components it imports (Tarjan's algorithm
+        finishes a component after all those it reaches), instead of a search per module."""
+        edges: dict[str, list[str]] = {}
+        for name, summary in self.modules.items():
+            found = set()
             for full in summary.imports.values():
                 # The module itself, or the one a name is in.
                 resolved = self.resolve(full + ".x", summary.package)
-                if resolved is not None and resolved[0] not in reached:
-                    stack.append(resolved[0])
-        reached.discard(name)
-        return reached
+                if resolved is not None and resolved[0] != name:
+                    found.add(resolved[0])
+            edges[name] = sorted(found)
+        digests: dict[str, str] = {}
+        order: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        for root in sorted(edges):
+            if root in order:
+                continue
+            work = [(root, 0)]
+            while work:
+                node, position = work.pop()
+                if position == 0:
+                    order[node] = low[node] = len(order)
+                    stack.append(node)
+                    on_stack.add(node)
+                targets = edges[node]
+                if position < len(targets):
+                    work.append((node, position + 1))
+                    target = targets[position]
+                    if target not in order:
+                        work.append((target, 0))
+                    elif target in on_stack:
+                        low[node] = min(low[node], order[target])
+                    continue
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == order[node]:
+                    members = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        members.append(member)
+                        if member == node:
+                            break
+                    inside = set(members)
+                    digest = blake2b(digest_size=16)
+                    for member in sorted(members):
+                        digest.update(f"{member}={self.modules[member].digest}\0".encode())
+                    for below in sorted({digests[t] for m in members for t in edges[m] if t not in inside}):
+                        digest.update(f"<{below}\0".encode())
+                    digests.update(dict.fromkeys(members, digest.hexdigest()))
+        return digests
+
+
+def _package(name: str, absolute: str) -> str:
+    return name if absolute.endswith("__init__.py") else name.rpartition(".")[0]
+
+
+def _source(name: str, absolute: str, data: bytes | None) -> tuple[str, str, str] | None:
+    """(package, text, the key its summary is kept under), or None when it cannot be read."""
+    package = _package(name, absolute)
+    try:
+        if data is None:
+            with open(absolute, "rb") as handle:
+                data = handle.read()
+        text = data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return package, text, blake2b(f"{name}\0{package}\0".encode() + data, digest_size=16).hexdigest()
+
+
+def _kept(name: str, absolute: str, checked: bool, data: bytes | None, store: SummaryStore) -> ModuleSummary | None:
+    """The summary an earlier run kept for these bytes, if any."""
+    source = _source(name, absolute, data)
+    kept = store.get(absolute, source[2]) if source is not None else None
+    if kept is None:
+        return None
+    try:
+        return ModuleSummary.from_json(kept, checked)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _made_summary(name: str, absolute: str, checked: bool, data: bytes | None) -> tuple[ModuleSummary, str | None]:
+    """A module's summary made from its text, and the key to keep it under (None, and an empty
+    summary, when it cannot be read)."""
+    source = _source(name, absolute, data)
+    if source is None:
+        return ModuleSummary(name, absolute, _package(name, absolute), checked), None
+    package, text, key = source
+    try:
+        return summarise(name, package, absolute, text, checked), key
+    except Exception:  # noqa: BLE001 - a module the index cannot read is left out, never a traceback
+        return ModuleSummary(name, absolute, package, checked), key
+
+
+def _made_in_workers(entries: list[tuple[str, str, bool, bytes | None]],
+                     jobs: int) -> list[tuple[ModuleSummary, str | None]]:
+    from concurrent.futures import ProcessPoolExecutor  # costs ~0.1 s to import: only when used
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_made_summary, *zip(*entries), chunksize=max(1, len(entries) // (jobs * 16))))
 
 
 def _returning(function: FunctionSummary) -> FunctionSummary:
