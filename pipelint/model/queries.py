@@ -19,7 +19,6 @@ import tokenize
 from typing import Iterable, Iterator
 
 import libcst as cst
-import libcst.matchers as m
 
 from pipelint.model.catalogue import DATASET_METHODS, canonical
 from pipelint.model.imports import ImportTable
@@ -64,6 +63,22 @@ def names_only_bound_or_chained(source: str) -> set[str]:
             continue
         used.add(token.string)
     return seen - used
+
+
+class _AssignCollector(cst.CSTVisitor):
+    """Every plain assignment statement in a module, at any depth."""
+
+    def __init__(self) -> None:
+        self.assigns: list[cst.Assign] = []
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> list[cst.Assign]:
+        collector = cls()
+        node.visit(collector)
+        return collector.assigns
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.assigns.append(node)
 
 
 class PipelineModel(KerasQueries):
@@ -205,7 +220,7 @@ class PipelineModel(KerasQueries):
         in `features = [[1.0, 1.5]]` or `drop = lambda x, y: x`."""
         if self._bound_once is None:
             bindings: dict[str, list[cst.BaseExpression]] = {}
-            for assign in m.findall(self.module, m.Assign()):
+            for assign in _AssignCollector.of(self.module):
                 for target in assign.targets:
                     if isinstance(target.target, cst.Name):
                         bindings.setdefault(target.target.value, []).append(assign.value)
