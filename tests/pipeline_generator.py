@@ -441,7 +441,10 @@ def expected_findings(parsed: Parsed, codes=RULES) -> set[tuple[str, int, int, s
         if op.method == "cache":
             # PL201: a reshuffling shuffle on some path before it, and no path shuffles the
             # (unbatched) examples again after it.
-            if any(o.method == "shuffle" for _, ops in prefixes for o in ops):
+            # A path with an argument-less `repeat()` (no `take` after it) before the cache is
+            # endless: that cache never completes and replays nothing.
+            endless = any(_endless(ops) for _, ops in prefixes)
+            if any(o.method == "shuffle" for _, ops in prefixes for o in ops) and not endless:
                 batched = any(o.method == "batch" for _, ops in prefixes for o in ops)
                 reshuffled = False
                 for tail in tails:
@@ -480,7 +483,8 @@ def expected_findings(parsed: Parsed, codes=RULES) -> set[tuple[str, int, int, s
                     elif o.method == "cache":
                         shuffled = False
                 pending = pending or batch is not None
-            if pending:
+            # (Batched again after the shuffle: the first batch built the examples.)
+            if pending and not any(o.method == "batch" for tail in tails for o in tail):
                 add("PL203", op, "unsafe" if receiver and receiver.method == "batch" else None)
             # PL204: a repeat before it on some path.
             if any(o.method == "repeat" for _, ops in prefixes for o in ops):
@@ -560,9 +564,20 @@ def _size_bound(origin: Origin, ops: tuple[Op, ...]) -> int | None:
         elif o.method == "batch":
             size = o.int_arg("batch_size")
             bound = -(-bound // size) if bound is not None else None
-        elif o.method not in ("map", "cache", "prefetch", "shuffle", "skip"):
-            bound = None
+        elif o.method not in ("map", "cache", "prefetch", "shuffle", "skip", "repeat"):
+            bound = None  # (a repeat replays the same distinct elements)
     return bound
+
+
+def _endless(ops: tuple[Op, ...]) -> bool:
+    """Does an argument-less `repeat()` make this path endless (no `take` after it)?"""
+    endless = False
+    for o in ops:
+        if o.method == "repeat":
+            endless = True
+        elif o.method == "take":
+            endless = False
+    return endless
 
 
 def matches(expected: set, actual: set) -> bool:

@@ -34,16 +34,18 @@ through the branches; "on some path" means the two ops are on one path together)
            bare source) some path has ops. Two paths ending at one op that disagree: either.
     PL104  a `map`/`shuffle`/`cache`/`batch` after a `prefetch` with only `take`/`skip`/`repeat`
            between, on some path; unsafe fix when the prefetch is its receiver in the chain.
-    PL201  a `cache` with a `shuffle` before it on some path, unless some path shuffles the
+    PL201  a `cache` with a `shuffle` before it on some path (and no path endless before it: an
+           argument-less `repeat()` with no `take` after it), unless some path shuffles the
            examples again after it (a shuffle after a batch does not count; "batched" is judged
            over all paths reaching the cache); unsafe fix when its receiver is the shuffle.
     PL203  a `shuffle` whose input is batched on some path (a batch after which no unbatch
-           came, that was not preceded by a shuffle since the last cache); unsafe fix when its
-           receiver is the batch.
+           came, that was not preceded by a shuffle since the last cache), unless some path
+           batches again after the shuffle (the first batch built the examples); unsafe fix when
+           its receiver is the batch.
     PL204  a `shuffle` with a `repeat()` before it on some path; unsafe fix when adjacent.
     PL205  a literal buffer < 100, or below the batch size of the first batch after it, judged
-           only on paths not yet batched whose element count (range/list size through
-           take/batch/non-growing ops) is not known to be <= the buffer; no fix.
+           only on paths not yet batched whose count of distinct elements (range/list size
+           through take/batch/non-growing ops and repeat) is not known to be <= the buffer; no fix.
     PL208  a `take` right after a `cache` (through `map`/`prefetch`) on some path (fit reads it
            every epoch); unsafe fix when its receiver is the cache.
     PL209  a `cache` with an earlier `cache` on every path and no `repeat` after the last earlier

@@ -231,8 +231,9 @@ STATELESS_KERAS_LAYERS = frozenset(
 TRACE_TIME_BUILTINS = frozenset(
     {"len", "int", "float", "bool", "str", "tuple", "list", "dict", "range", "isinstance", "zip",
      "enumerate", "min", "max", "abs", "round", "getattr", "print", "sorted", "reversed", "sum"})
-# Tensor methods that only read or pin the static shape.
-SHAPE_METHODS = frozenset({"set_shape", "get_shape"})
+# Methods a traced function calls on tensors (the static shape) or on the element's Python
+# containers (`features.values()`): they add no stateful op.
+TRACE_TIME_METHODS = frozenset({"set_shape", "get_shape", "values", "keys", "items"})
 
 
 def is_stateless_name(name: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.model.catalogue import (
-    DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, SHAPE_METHODS,
+    DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, TRACE_TIME_METHODS,
     TRACE_TIME_BUILTINS, is_random_name, is_stateless_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
@@ -104,7 +104,7 @@ class MappedFunctions(InterpreterState):
                     absorb(self._function_facts(call.func, frame, depth + 1), call)
                     proven = True
                 else:
-                    proven = call.func.attr.value in SHAPE_METHODS
+                    proven = call.func.attr.value in TRACE_TIME_METHODS
             if not proven and stateful_call is None:
                 stateful_call = call
         for name_node in collector.names:

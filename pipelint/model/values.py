@@ -7,8 +7,8 @@ from typing import Iterable, Iterator
 
 import libcst as cst
 
-from pipelint.model.catalogue import BATCH_METHODS, FILE_SOURCES
-from pipelint.model.syntax import find_arg
+from pipelint.model.catalogue import BATCH_METHODS, ENDLESS_SOURCES, EPOCHS_ARGUMENT_SOURCES, FILE_SOURCES
+from pipelint.model.syntax import find_arg, is_none, literal_int
 
 MAX_PATHS = 32  # alternative paths kept per value; beyond this, later ones are dropped
 
@@ -117,6 +117,36 @@ class DatasetPath:
     def ends_batched(self) -> bool:
         """Are the elements at the end of this path batches?"""
         return _batched_after(self.all_ops(), False)
+
+    def endless_reason(self) -> tuple[str, str] | None:
+        """(cause, remedy) when the dataset at the end of this path never ends, else None."""
+        reason = self._endless_origin()
+        for op in self.ops:
+            if op.name == "repeat":
+                count = op.arg("count", 0)
+                if count is None or is_none(count.value) or literal_int(count.value) == -1:
+                    reason = ("`repeat()` without a count", "drop the `repeat()`")
+            elif op.name in _BOUNDING:
+                reason = None
+        return reason
+
+    def _endless_origin(self) -> tuple[str, str] | None:
+        kind = self.origin.kind
+        node = self.origin.node
+        if kind in ENDLESS_SOURCES:
+            return (f"`{kind.rsplit('.', 1)[-1]}()`", "add a `take()`")
+        if kind in EPOCHS_ARGUMENT_SOURCES and isinstance(node, cst.Call):
+            if any(arg.star for arg in node.args):
+                return None
+            keyword, position = EPOCHS_ARGUMENT_SOURCES[kind]
+            arg = find_arg(node, keyword, position)
+            if arg is None or is_none(arg.value):
+                return (f"`{kind.rsplit('.', 1)[-1]}` without `num_epochs`", "set `num_epochs=1`")
+        return None
+
+
+# Ops after which an endless stream may end.
+_BOUNDING = frozenset({"take", "take_while", "apply"})
 
 
 def batch_states(ops: Iterable[Op], batched: bool = False) -> Iterator[tuple[Op, bool]]:

@@ -68,6 +68,12 @@ a file-backed cache written by the old order must be rebuilt.
 - https://www.tensorflow.org/guide/data_performance#caching
 """
     VALID = (
+        # make_csv_dataset repeats forever by default: the cache never completes, so nothing is replayed
+        """
+        import tensorflow as tf
+        titanic = tf.data.experimental.make_csv_dataset('titanic.csv', batch_size=32, label_name='survived')
+        model.fit(titanic.cache().repeat().shuffle(500), steps_per_epoch=20)
+        """,
         # tfds' shuffle_files and list_files reorder files, not examples
         """
         import tensorflow_datasets as tfds
@@ -201,6 +207,8 @@ a file-backed cache written by the old order must be rebuilt.
                         shuffles.append(op)
             if not shuffles:
                 continue
+            if any(path.endless_reason() is not None for path in site.prefixes):
+                continue  # a cache of an endless stream never completes: it replays nothing
             batched = any(path.ends_batched() for path in site.prefixes)
             if any(_reshuffled_examples(tail, batched) for tail in model.continuations(cache)):
                 continue  # examples shuffled again after the cache: each epoch gets a new order

@@ -78,6 +78,14 @@ buffer then counts examples instead of batches, and batch composition changes ev
 - https://www.tensorflow.org/api_docs/python/tf/keras/utils/image_dataset_from_directory
 """
     VALID = (
+        # the first batch builds the examples (character sequences); the training batch comes after
+        """
+        import tensorflow as tf
+        chars = tf.data.Dataset.from_tensor_slices(text_as_int)
+        sequences = chars.batch(101, drop_remainder=True).map(split_input_target)
+        dataset = sequences.shuffle(10000).batch(64, drop_remainder=True)
+        model.fit(dataset, epochs=10)
+        """,
         """
         import tensorflow as tf
         ds = tf.data.TFRecordDataset('a').shuffle(1000).batch(32)
@@ -170,6 +178,9 @@ buffer then counts examples instead of batches, and batch composition changes ev
             if not batches:
                 continue
             batch = batches[0]
+            if not batch.implicit and any(
+                    later.name in BATCH_METHODS for tail in model.continuations(shuffle) for later in tail):
+                continue  # batched again after the shuffle: the first batch built the examples (sequences)
             if batch.implicit:
                 helper = (model.qualified_name(batch.call.func) or "the Keras helper").rsplit(".", 1)[-1]
                 helper_shuffles = any(

@@ -7,10 +7,14 @@ import libcst as cst
 from pipelint.model import BATCH_METHODS, FILE_NAME_SOURCES, NOT_TRAINING, DatasetPath, Op, find_arg, literal_int
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
-# Ops that never produce more elements than they receive.
+# Ops that never produce more distinct elements than they receive (`repeat` replays the same ones:
+# a buffer that holds every distinct example mixes them however often they repeat).
 _NON_GROWING = frozenset({"map", "filter", "cache", "prefetch", "shuffle", "skip", "shard",
                           "with_options", "enumerate", "ignore_errors", "take_while", "unique",
-                          "assert_cardinality"})
+                          "assert_cardinality", "repeat"})
+# Tensor constructors whose first argument is the shape: `tf.random.uniform((10, 10))` has 10 rows.
+_SHAPED_CONSTRUCTORS = frozenset({"tensorflow.random.uniform", "tensorflow.random.normal", "tensorflow.zeros",
+                                  "tensorflow.ones", "numpy.zeros", "numpy.ones", "numpy.empty"})
 
 
 def _origin_size(path: DatasetPath, model) -> int | None:
@@ -41,7 +45,13 @@ def _slices(tensors: cst.BaseExpression, model) -> int | None:
     elements, not 2), so one component of known length tells."""
     if isinstance(tensors, cst.Name):
         bound = model.bound_once(tensors.value)
-        return _slices(bound, model) if isinstance(bound, (cst.List, cst.Tuple, cst.Dict)) else None
+        return _slices(bound, model) if isinstance(bound, (cst.List, cst.Tuple, cst.Dict, cst.Call)) else None
+    if isinstance(tensors, cst.Call):  # `tf.random.uniform((10, 10))`: its shape's first dimension
+        shape = tensors.args[0].value if tensors.args and tensors.args[0].keyword is None else None
+        if model.qualified_name(tensors.func) in _SHAPED_CONSTRUCTORS and isinstance(shape, (cst.Tuple, cst.List)) \
+                and shape.elements:
+            return literal_int(shape.elements[0].value)
+        return None
     if isinstance(tensors, cst.List):
         if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
             return None
@@ -182,6 +192,19 @@ No automatic fix.
         features = [[1.0, 1.5]]
         ds = tf.data.Dataset.from_tensor_slices((features, labels)).shuffle(10).repeat().batch(8)
         model.fit(ds, steps_per_epoch=1)
+        """,
+        # four examples repeated: a buffer of 64 holds every one of them
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices(([1.0, 2.0, 3.0, 4.0], [1, 1, 0, 0])).repeat(200).shuffle(64)
+        model.fit(ds.batch(16))
+        """,
+        # ten rows of a random tensor: the buffer holds them all
+        """
+        import tensorflow as tf
+        x = tf.random.uniform((10, 10))
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(10).repeat().batch(4)
+        model.fit(ds, steps_per_epoch=5)
         """,
         # not a literal: not judged
         """

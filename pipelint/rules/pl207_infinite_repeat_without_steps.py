@@ -3,43 +3,13 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.model import (
-    ENDLESS_SOURCES, EPOCHS_ARGUMENT_SOURCES, Consumer, DatasetPath, find_arg, is_none, literal_int,
+    Consumer, find_arg, is_none,
 )
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
-# Ops after which an endless stream may end.
-_BOUNDING = frozenset({"take", "take_while", "apply"})
 # The argument that bounds each consumer, by consumer kind.
 _STEPS = {"fit": "steps_per_epoch", "validation": "validation_steps", "evaluate": "steps",
           "predict": "steps"}
-
-
-def _endless_origin(path: DatasetPath) -> tuple[str, str] | None:
-    kind = path.origin.kind
-    node = path.origin.node
-    if kind in ENDLESS_SOURCES:
-        return (f"`{kind.rsplit('.', 1)[-1]}()`", "add a `take()`")
-    if kind in EPOCHS_ARGUMENT_SOURCES and isinstance(node, cst.Call):
-        if any(arg.star for arg in node.args):
-            return None
-        keyword, position = EPOCHS_ARGUMENT_SOURCES[kind]
-        arg = find_arg(node, keyword, position)
-        if arg is None or is_none(arg.value):
-            return (f"`{kind.rsplit('.', 1)[-1]}` without `num_epochs`", "set `num_epochs=1`")
-    return None
-
-
-def _endless_reason(path: DatasetPath) -> tuple[str, str] | None:
-    """(cause, remedy) when the dataset at the end of this path never ends, else None."""
-    reason = _endless_origin(path)
-    for op in path.ops:
-        if op.name == "repeat":
-            count = op.arg("count", 0)
-            if count is None or is_none(count.value) or literal_int(count.value) == -1:
-                reason = ("`repeat()` without a count", "drop the `repeat()`")
-        elif op.name in _BOUNDING:
-            reason = None
-    return reason
 
 
 def _has_steps(call: cst.Call, keyword: str) -> bool:
@@ -199,7 +169,7 @@ No automatic fix.
             call = consumer.node
             if _has_steps(call, keyword):
                 continue
-            reasons = [_endless_reason(path) for path in consumer.value.paths]
+            reasons = [path.endless_reason() for path in consumer.value.paths]
             reason = next((r for r in reasons if r), None)
             if reason is None:
                 continue

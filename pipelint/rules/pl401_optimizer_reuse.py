@@ -6,6 +6,18 @@ from pipelint.model import CompileSite, ObjectValue, PipelineModel, find_arg
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 
+# Legacy optimizers (`keras.optimizers.legacy.*`) make their slots per variable, so one instance can
+# train several models; only those whose update depends on the step count are changed by sharing.
+_STEP_CORRECTED = frozenset({"Adam", "Adamax", "Nadam", "AdamW"})
+
+
+def _legacy_class(kind: str | None) -> str | None:
+    """The class name of a legacy Keras optimizer, else None."""
+    if kind is None or ".optimizers.legacy." not in f".{kind}":
+        return None
+    return kind.rsplit(".", 1)[-1]
+
+
 class OptimizerReuse(Rule):
     code = "PL401"
     summary = "One optimizer instance is compiled into two different Keras models."
@@ -43,6 +55,10 @@ call, where the reuse happens.
 Recompiling the same model with the same optimizer is fine, and so are optimizer strings
 (`optimizer="adam"`) and a fresh instance per `compile`; those stay silent.
 
+A legacy optimizer (`keras.optimizers.legacy.*`) makes its slots per variable and runs shared: it
+is reported only where its update depends on the step count (Adam, Adamax, Nadam, AdamW), which
+every model it trains advances.
+
 ## Example
 ```python
 opt = keras.optimizers.Adam(1e-3)
@@ -69,6 +85,15 @@ No automatic fix.
 - https://www.tensorflow.org/api_docs/python/tf/keras/optimizers/Optimizer
 """
     VALID = (
+        # a legacy SGD keeps its state per variable: one instance trains both models as it should
+        """
+        import tensorflow as tf
+        opt = tf.keras.optimizers.legacy.SGD(0.01)
+        wide = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        deep = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        wide.compile(opt)
+        deep.compile(opt)
+        """,
         # the same model recompiled with the same optimizer
         """
         import keras
@@ -226,7 +251,7 @@ No automatic fix.
             line=5, column=29, end_column=32,
             message="optimizer `opt` is created outside this loop but compiled",
         ),
-        # legacy optimizers too: the second model takes over the first one's step count
+        # a legacy Adam runs shared, but the second model moves its step count (bias correction)
         Invalid(
             """
             import tensorflow as tf
@@ -237,7 +262,7 @@ No automatic fix.
             b.compile(opt)
             """,
             line=6, column=11, end_column=14,
-            message="optimizer `opt` was already compiled into `a`",
+            message="legacy optimizer `opt` is shared by several models: it runs",
         ),
         # a clone compiled with the original's optimizer (the original was trained with it)
         Invalid(
@@ -293,6 +318,14 @@ No automatic fix.
                        or self._loop_reuse(site, model))
             if message is None:
                 continue
+            legacy = _legacy_class(site.optimizer.kind)
+            if legacy is not None:
+                if legacy not in _STEP_CORRECTED:
+                    continue  # a legacy optimizer keeps its slots per variable: sharing it runs fine
+                message = (f"legacy optimizer `{_name_of(site, model)}` is shared by several models: it runs "
+                           f"(slots are made per variable), but its step count advances for every model it "
+                           f"trains, which shifts {legacy}'s bias correction and any learning-rate schedule; "
+                           f"create one instance per model")
             reported.add(site.call)
             if site.via is not None and any(other.call is site.call and other.via is not site.via
                                             for other in sites[:index]):
