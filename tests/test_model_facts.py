@@ -242,3 +242,24 @@ def test_a_small_shuffle_of_sparse_batches_is_not_a_tiny_example_buffer():
     """)
     assert check_source(source.format("map(parse)"), select=["PL205"])
     assert not check_source(source.format("sparse_batch(8, [4])"), select=["PL205"])
+
+
+def test_a_function_given_by_name_is_known_only_when_the_catalogue_knows_it():
+    """`map(parse)` with `parse` imported from elsewhere: not stateless, and not known to be
+    deterministic either (the probe's cache advice asks `known`)."""
+    import libcst as cst
+
+    from pipelint.model import PipelineModel
+
+    source = ("import tensorflow as tf\nimport keras\nfrom utils import parse\n"
+              "rescale = keras.layers.Rescaling(0.5)\n"
+              "a = tf.data.Dataset.range(3).map(parse)\n"
+              "b = tf.data.Dataset.range(3).map(tf.io.serialize_tensor)\n"
+              "c = tf.data.Dataset.range(3).map(rescale)\n"
+              "d = tf.data.Dataset.range(3).map(tf.image.random_flip_left_right)\n")
+    model = PipelineModel.build(cst.parse_module(source), source)
+    facts = {model.node_code(site.op.call.args[0].value): site.op.facts for site in model.ops("map")}
+    assert not facts["parse"].known and not facts["parse"].stateless and facts["parse"].stateful_call is not None
+    assert facts["tf.io.serialize_tensor"].known and facts["tf.io.serialize_tensor"].stateless
+    assert facts["rescale"].known and facts["rescale"].stateless
+    assert facts["tf.image.random_flip_left_right"].known and facts["tf.image.random_flip_left_right"].randomness

@@ -134,18 +134,21 @@ class MappedFunctions(InterpreterState):
         """A function given by name whose body is not here: a library function (`map(tf.io.decode_png)`)
         or a layer object (`map(rescale)`); stateless when the catalogue says so."""
         bound = frame.env.get(fn.value) if isinstance(fn, cst.Name) else None
-        if isinstance(bound, ObjectValue):
-            if bound.random:
-                return FunctionFacts(True, randomness=fn, stateful_call=fn)
-            stateless = bound.kind is not None and is_stateless_name(bound.kind)
-            return FunctionFacts(True, stateless=stateless, stateful_call=None if stateless else fn)
-        name = self.qualified_name(fn) if isinstance(fn, (cst.Name, cst.Attribute)) and bound is None else None
-        if name is None:
-            return FunctionFacts()
-        if is_random_name(name):
+        if isinstance(bound, ObjectValue) and bound.random:
             return FunctionFacts(True, randomness=fn, stateful_call=fn)
-        stateless = is_stateless_name(name)
-        return FunctionFacts(True, stateless=stateless, stateful_call=None if stateless else fn)
+        if isinstance(bound, ObjectValue):
+            name = bound.kind
+        elif isinstance(fn, (cst.Name, cst.Attribute)) and bound is None:
+            name = self.qualified_name(fn)
+        else:
+            name = None
+        if name is not None and is_random_name(name):
+            return FunctionFacts(True, randomness=fn, stateful_call=fn)
+        if name is not None and is_stateless_name(name):
+            return FunctionFacts(True, stateless=True)
+        # Not known: neither stateless nor deterministic (`known` stays False for the probe's
+        # determinism question), only named in PL101's message.
+        return FunctionFacts(stateful_call=fn if name is not None or isinstance(bound, ObjectValue) else None)
 
     def _only_picks_or_casts(self, func: cst.FunctionDef) -> bool:
         """A def whose statements only name such expressions and return one
