@@ -56,6 +56,7 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in (
     CodeInfo("PL207", "infinite-repeat-without-steps", _ERROR),
     CodeInfo("PL208", "cache-then-take", _WARNING),
     CodeInfo("PL209", "redundant-cache", _WARNING),
+    CodeInfo("PL210", "trace-time-random", _WARNING),
     # Memory.
     # Off by default: whether the data fits in memory is not in the source, and on real code the
     # caches it flagged fitted (benchmarks/realcode: 0 of 9 findings worth acting on).

@@ -513,3 +513,24 @@ def test_an_importer_the_model_cannot_run_leaves_the_exporters_own_findings(tmp_
     found = _codes_in(_found(check_paths([tmp_path], select=["ALL"], jobs=1)), "dataset.py")
     alone = {(d.line, d.code) for d in check_source((tmp_path / "dataset.py").read_text(), "dataset.py", select=["ALL"])}
     assert failed and found == alone and (9, "PL101") in found
+
+
+_LOOP_REBINDING = """
+    import tensorflow as tf
+
+    datasets = [tf.data.TFRecordDataset("a"), tf.data.TFRecordDataset("b")]
+    for dataset in datasets:
+        dataset = dataset.map(lambda x: tf.py_function(parse, [x], tf.string))
+    {after}
+    """
+
+
+@pytest.mark.parametrize("after, expected", [
+    ("", []),  # the mapped datasets are dropped: the list still holds the unmapped ones
+    ("model.fit(dataset, epochs=2)", ["PL106"]),  # the last one is trained on
+])
+def test_a_loop_variable_rebound_to_a_mapped_dataset_is_dropped_unless_read(tmp_path, after, expected):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "model.py").write_text(textwrap.dedent(_LOOP_REBINDING.format(after=after)))
+    found = sorted(d.code for d in check_paths([tmp_path], select=["PL101", "PL106"]))
+    assert found == expected

@@ -213,6 +213,12 @@ def is_random_name(name: str) -> bool:
     return False
 
 
+def is_trace_time_random_name(name: str) -> bool:
+    """Randomness from Python (NumPy, the standard library): inside a function tf.data traces it
+    runs once, while tracing, not once per element."""
+    return name.startswith(("numpy.random.", "random."))
+
+
 # TensorFlow calls (canonical-name prefixes) that put a stateful op into a traced function, besides
 # randomness and Python functions: tf.data's default `map_parallelization` leaves such a map serial.
 # `tf.print`, `tf.Variable` updates, lookup tables (Keras `StringLookup` too) and `tf.nn.dropout` were

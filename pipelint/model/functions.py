@@ -11,7 +11,7 @@ import libcst as cst
 
 from pipelint.model.catalogue import (
     DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, TRACE_TIME_METHODS,
-    TRACE_TIME_BUILTINS, is_random_name, is_stateless_name,
+    TRACE_TIME_BUILTINS, is_random_name, is_stateless_name, is_trace_time_random_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, block_body, find_arg
@@ -57,11 +57,14 @@ class MappedFunctions(InterpreterState):
         py_function = None
         randomness: cst.CSTNode | None = None
         stateful_call: cst.CSTNode | None = None
+        trace_time_randomness: cst.CSTNode | None = None
+        traced = _TracedCalls.of(body, self.qualified_name)
 
         def absorb(inner: FunctionFacts, call: cst.CSTNode) -> None:
-            nonlocal py_function, randomness, stateful_call
+            nonlocal py_function, randomness, stateful_call, trace_time_randomness
             py_function = py_function or inner.py_function
             randomness = randomness or inner.randomness
+            trace_time_randomness = trace_time_randomness or inner.trace_time_randomness
             if not inner.stateless:
                 stateful_call = stateful_call or inner.stateful_call or call
 
@@ -79,6 +82,11 @@ class MappedFunctions(InterpreterState):
             proven = False  # does this call put only stateless ops into the graph?
             if name in PY_FUNCTION_NAMES and py_function is None:
                 py_function = call
+            elif name is not None and is_trace_time_random_name(name) and call in traced.calls:
+                # Python runs once while tf.data traces the function: a constant in the graph.
+                proven = True
+                if trace_time_randomness is None and call not in traced.seeds:
+                    trace_time_randomness = call
             elif name is not None and is_random_name(name) and randomness is None:
                 randomness = call
             elif name is not None:
@@ -128,7 +136,8 @@ class MappedFunctions(InterpreterState):
         if stateful_call is None and randomness is not None:
             stateful_call = randomness  # a random object's name handed to a call
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
-                             elementwise, shape_bound, trivial, stateful_call is None, stateful_call)
+                             elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
+                             trace_time_randomness)
 
     def _named_function_facts(self, fn: cst.BaseExpression, frame: Frame) -> FunctionFacts:
         """A function given by name whose body is not here: a library function (`map(tf.io.decode_png)`)
@@ -252,6 +261,49 @@ class CallCollector(cst.CSTVisitor):
     def visit_For(self, node: cst.For) -> None:
         if isinstance(node.iter, cst.Name):  # `for layer in augmentation_layers: x = layer(x)`
             self.names.append(node.iter)
+
+
+class _TracedCalls(cst.CSTVisitor):
+    """The calls a traced function makes while tf.data traces it: not those in the Python
+    functions it hands to `py_function`/`numpy_function` (they run for every element), nor in
+    nested functions (which may be handed anywhere); `seeds` are those that only pick a seed
+    (`seed=np.random.randint(1000)`), a deliberate trace-time choice."""
+
+    def __init__(self, root: cst.CSTNode, qualified_name) -> None:
+        self.calls: set[cst.Call] = set()
+        self.seeds: set[cst.Call] = set()
+        self._root = root
+        self._qualified_name = qualified_name
+        self._seed_depth = 0
+
+    @classmethod
+    def of(cls, root: cst.CSTNode, qualified_name) -> "_TracedCalls":
+        visitor = cls(root, qualified_name)
+        root.visit(visitor)
+        return visitor
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.calls.add(node)
+        if self._seed_depth:
+            self.seeds.add(node)
+        return self._qualified_name(node.func) not in PY_FUNCTION_NAMES
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        # `@tf.py_function(Tout=...)` on the root: its body is Python run for every element.
+        return node is self._root and not any(
+            self._qualified_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in PY_FUNCTION_NAMES for d in node.decorators)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return node is self._root
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None and node.keyword.value == "seed":
+            self._seed_depth += 1
+
+    def leave_Arg(self, original_node: cst.Arg) -> None:
+        if original_node.keyword is not None and original_node.keyword.value == "seed":
+            self._seed_depth -= 1
 
 
 def _switched_off(call_method: cst.FunctionDef, init: cst.FunctionDef | None,

@@ -40,7 +40,7 @@ _SWITCHES_OFF = {
 
 
 def names_only_bound_or_chained(source: str) -> set[str]:
-    """The names whose every mention is `name = ...` or `name.<dataset method>(`."""
+    """The names whose every mention is `name = ...`, `for name in ...` or `name.<dataset method>(`."""
     try:
         tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
                   if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
@@ -57,8 +57,8 @@ def names_only_bound_or_chained(source: str) -> set[str]:
         previous = tokens[index - 1].string if index else ""
         if previous == ".":
             continue  # an attribute, not the name
-        if after[:1] == ["="]:
-            continue
+        if after[:1] == ["="] or (previous == "for" and after[:1] == ["in"]):
+            continue  # bound: `ds = ...`, `for ds in datasets:`
         if len(after) == 3 and after[0] == "." and after[1] in DATASET_METHODS and after[2] == "(":
             continue
         used.add(token.string)
@@ -167,7 +167,8 @@ class PipelineModel(KerasQueries):
     def dropped(self, op: Op) -> bool:
         """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the
         module never mentions again except to rebind it or to call dataset methods on it (the
-        results of which are dropped too), and that name is a function's local or a notebook's."""
+        results of which are dropped too), and that name is a function's local, a notebook's, or a
+        module-level name that no project module imports."""
         known = self._dropped.get(op)
         if known is None:
             self._dropped[op] = False  # (a cycle through `continuations` reads as "used")
@@ -184,9 +185,23 @@ class PipelineModel(KerasQueries):
             # A link inside a chain (`a.map(f).batch(n)`): dropped with everything built on it.
             return bool(following) and all(self.dropped(later) for later in following)
         name, module_level = binding
-        if (module_level and not self.notebook) or name not in self._names_never_used():
+        if name not in self._names_never_used():
             return False
+        if module_level and not self.notebook and not (self._is_loop_variable(name) and not self._importable(name)):
+            return False  # another module may import it; a loop variable rebound here is not imported
         return all(self.dropped(later) for later in following)
+
+    def _is_loop_variable(self, name: str) -> bool:
+        """`for name in ...:` somewhere in the module (`for ds in datasets: ds = ds.map(f)`)."""
+        return re.search(rf"\bfor\s+{re.escape(name)}\s+in\b", self.source) is not None
+
+    def _importable(self, name: str) -> bool:
+        """May another module read this module-level name? Without a project in sight, yes;
+        with one, only if a project module imports it (or the whole module)."""
+        importers = getattr(self.project, "importers", None)
+        if importers is None:
+            return True
+        return any(wholes or name in names.values() for _, names, wholes in importers())
 
     def _names_never_used(self) -> set[str]:
         """Names that appear only as a plain assignment target or as the receiver of a dataset

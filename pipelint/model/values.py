@@ -37,6 +37,9 @@ class FunctionFacts:
     #: parallel. False when any call is stateful or unknown: `stateful_call` is the first such.
     stateless: bool = False
     stateful_call: cst.CSTNode | None = None
+    #: A NumPy or standard-library `random` call in the traced function itself: it runs once,
+    #: while tf.data traces the function, and its value is a constant of the graph.
+    trace_time_randomness: cst.CSTNode | None = None
 
 
 @dataclass(eq=False)

@@ -18,10 +18,11 @@ class CacheAfterRandomMap(Rule):
     docs = """\
 ## What it does
 Flags a `cache()` that comes after a `map` whose function draws random numbers: `tf.random.*`,
-`tf.image.random_*`, NumPy or standard-library `random` (also inside the Python function of a
-`tf.numpy_function`/`tf.py_function`), or Keras `Random*` preprocessing layers (`RandomFlip`,
+`tf.image.random_*`, NumPy or standard-library `random` inside the Python function of a
+`tf.numpy_function`/`tf.py_function`, or Keras `Random*` preprocessing layers (`RandomFlip`,
 `RandomRotation`, ...). Stateless ops (`tf.random.stateless_*`,
-`tf.image.stateless_random_*`) are not counted.
+`tf.image.stateless_random_*`) are not counted, nor is NumPy randomness called directly in the
+traced function (drawn once while tracing: PL210).
 
 ## Why is this bad?
 `cache()` stores the elements of the first pass and replays them unchanged. A random augmentation
@@ -76,6 +77,17 @@ No automatic fix.
         import tensorflow as tf
         values = list(map(lambda v: v * random.random(), [1, 2]))
         """,
+        # NumPy drawn while tf.data traces `jitter`: a constant, the same before and after the
+        # cache (PL210's matter)
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        def jitter(x):
+            return x + np.random.normal()
+
+        ds = tf.data.TFRecordDataset('a').map(jitter).cache()
+        """,
         # the same object built with train=False never draws
         """
         import tensorflow as tf
@@ -118,23 +130,6 @@ No automatic fix.
             """,
             line=6, column=15, end_column=20,
             message="`cache()` after a `map` that draws random numbers (`augmentation`)",
-        ),
-        Invalid(
-            """
-            import numpy as np
-            import tensorflow as tf
-
-            def jitter(x):
-                return x + np.random.normal()
-
-            def make(files, training):
-                ds = tf.data.TFRecordDataset(files)
-                if training:
-                    ds = ds.map(jitter)
-                return ds.cache()
-            """,
-            line=11, column=15, end_column=20,
-            message="`cache()` after a `map` that draws random numbers (`np.random.normal`)",
         ),
         Invalid(
             """

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import libcst as cst
+
 from pipelint.diagnostics import Applicability
 from pipelint.model import NOT_TRAINING, Op, literal_int
+from pipelint.model.syntax import all_params
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -13,6 +16,42 @@ def _repeats(op: Op) -> bool:
     return value is None or value > 1 or value < 0
 
 
+class _EnclosingFunctions(cst.CSTVisitor):
+    """The functions around one node, innermost last."""
+
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.stack: list[cst.FunctionDef] = []
+        self.found: list[cst.FunctionDef] | None = None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = list(self.stack)
+        return super().on_visit(node)
+
+
+def _defaults_to_once(repeat: Op, module: cst.Module) -> bool:
+    """`repeat(num_epochs)` in `def input_fn(..., num_epochs=1)`: unless a caller asks for more
+    epochs, the dataset is not repeated at all."""
+    count = repeat.arg("count", 0)
+    if count is None or not isinstance(count.value, cst.Name):
+        return False
+    finder = _EnclosingFunctions(repeat.call)
+    module.visit(finder)
+    for function in reversed(finder.found or []):
+        for param in all_params(function.params):
+            if param.name.value == count.value.value:
+                default = literal_int(param.default) if param.default is not None else None
+                return default is not None and 0 <= default <= 1
+    return False
+
+
 class RepeatBeforeShuffle(Rule):
     code = "PL204"
     summary = "`shuffle()` after `repeat()` mixes epochs: some examples repeat before others are seen once."
@@ -20,7 +59,8 @@ class RepeatBeforeShuffle(Rule):
     docs = """\
 ## What it does
 Flags a `shuffle()` that comes after a `repeat()` on the same dataset path (`repeat(1)` and
-`repeat(0)` do not count).
+`repeat(0)` do not count, nor `repeat(num_epochs)` in a function whose `num_epochs` parameter
+defaults to 0 or 1: by default it does not repeat).
 
 A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
 look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
@@ -55,6 +95,14 @@ while the shuffle buffer refills.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle
 """
     VALID = (
+        # the epochs are a parameter that defaults to one pass: by default nothing repeats
+        """
+        import tensorflow as tf
+
+        def input_fn(filenames, batch_size=32, num_epochs=1):
+            ds = tf.data.Dataset.from_tensor_slices(filenames).repeat(num_epochs).shuffle(1000)
+            return ds.batch(batch_size)
+        """,
         """
         import tensorflow as tf
         ds = tf.data.TFRecordDataset('a').shuffle(1000).repeat().batch(32)
@@ -96,6 +144,22 @@ while the shuffle buffer refills.
         """,
     )
     INVALID = (
+        Invalid(
+            """
+            import tensorflow as tf
+
+            def input_fn(filenames, num_epochs=10):
+                return tf.data.Dataset.from_tensor_slices(filenames).repeat(num_epochs).shuffle(1000).batch(32)
+            """,
+            line=4, column=77, end_column=84,
+            message="`shuffle()` after `repeat()` mixes examples across epoch boundaries",
+            fixed="""
+            import tensorflow as tf
+
+            def input_fn(filenames, num_epochs=10):
+                return tf.data.Dataset.from_tensor_slices(filenames).shuffle(1000).repeat(num_epochs).batch(32)
+            """,
+        ),
         Invalid(
             """
             import tensorflow as tf
@@ -158,7 +222,7 @@ while the shuffle buffer refills.
                            # a helper that repeats already (`make_csv_dataset` without
                            # `num_epochs`) makes one endless stream: moving the shuffle changes nothing
                            and not any(inner.name == "repeat" for inner in path.origin.implicit_ops)), None)
-            if repeat is None:
+            if repeat is None or _defaults_to_once(repeat, model.module):
                 continue
             fix = None
             if (shuffle.receiver is repeat.call

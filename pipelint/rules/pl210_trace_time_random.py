@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+from pipelint.rules.base import Invalid, Rule, RuleContext
+
+
+class TraceTimeRandom(Rule):
+    code = "PL210"
+    summary = "NumPy or Python `random` in a dataset function is drawn once, while tracing."
+    fixable = None
+    docs = """\
+## What it does
+Flags a NumPy (`np.random.*`) or standard-library (`random.*`) call made directly in the function
+given to `map`, `filter`, `interleave` or `flat_map` (or in a helper of the same module it calls).
+Calls inside the Python function handed to `tf.py_function`/`tf.numpy_function` are not flagged:
+those run for every element. Nor is a call that only picks a seed (`seed=np.random.randint(9)`).
+
+## Why is this bad?
+tf.data traces the dataset function into a graph once. Python code in it runs during that trace,
+so `np.random.rand()` is drawn once and its value becomes a constant of the graph: every element,
+in every epoch, gets the very same "random" crop, offset or noise. The augmentation looks random
+in the source and is not; the model trains on one fixed distortion.
+
+## Example
+```python
+def translate(image):
+    offset = np.random.rand(2) * 20
+    return tfa.image.translate(image, offset)
+
+ds = ds.map(translate, num_parallel_calls=tf.data.AUTOTUNE)
+```
+
+## Use instead
+```python
+def translate(image):
+    offset = tf.random.uniform([2]) * 20
+    return tfa.image.translate(image, offset)
+
+ds = ds.map(translate, num_parallel_calls=tf.data.AUTOTUNE)
+```
+TensorFlow's random ops (`tf.random.*`, `tf.image.random_*`, `tf.image.stateless_random_*` with a
+per-element seed, Keras `Random*` layers) draw a new value for every element.
+
+## Fix safety
+No automatic fix: the TensorFlow op to use depends on the distribution and shapes.
+
+## References
+- https://www.tensorflow.org/guide/function#python_side_effects
+- https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
+- https://www.tensorflow.org/guide/random_numbers
+"""
+    VALID = (
+        # TensorFlow's random op: a new value per element
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).map(lambda x: tf.cast(x, tf.float32) + tf.random.uniform([]))
+        """,
+        # NumPy randomness inside the Python function of a numpy_function runs per element
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        def np_augment(x):
+            return np.fliplr(x) if np.random.rand() < 0.5 else x
+
+        ds = tf.data.TFRecordDataset('a').map(lambda x: tf.numpy_function(np_augment, [x], tf.uint8))
+        """,
+        """
+        import numpy as np
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(4).map(
+            lambda x: tf.numpy_function(lambda: np.random.normal(0, 0.05, (8,)).astype('float32'), [], tf.float32))
+        """,
+        # a seed picked once while tracing, for a TensorFlow op that draws per element
+        """
+        import numpy as np
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).map(
+            lambda x: tf.random.uniform([], seed=np.random.randint(1000)), num_parallel_calls=tf.data.AUTOTUNE)
+        """,
+        # NumPy randomness outside any dataset function; pandas `.map`; Python's `map`
+        """
+        import random
+        import numpy as np
+        import pandas as pd
+        import tensorflow as tf
+        x = np.random.rand(100, 4).astype('float32')
+        s = pd.Series([1, 2]).map(lambda v: v + np.random.rand())
+        values = list(map(lambda v: v * random.random(), [1, 2]))
+        ds = tf.data.Dataset.from_tensor_slices(x).batch(8)
+        """,
+    )
+    INVALID = (
+        Invalid(
+            """
+            import numpy as np
+            import tensorflow as tf
+
+            def jitter(x):
+                return x + np.random.normal()
+
+            def make(files, training):
+                ds = tf.data.TFRecordDataset(files)
+                if training:
+                    ds = ds.map(jitter)
+                return ds.cache()
+            """,
+            line=5, column=16, end_column=32,
+            message="`np.random.normal` in the `map` function runs once, while tf.data traces it",
+        ),
+        Invalid(
+            """
+            import random
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(100).map(lambda x: x + random.randint(0, 3), num_parallel_calls=8)
+            """,
+            line=3, column=51, end_column=65,
+            message="`random.randint` in the `map` function runs once",
+        ),
+        # a helper the mapped function calls is traced with it
+        Invalid(
+            """
+            import numpy as np
+            import tensorflow as tf
+
+            def translate(image):
+                offset = np.random.rand(2) * 20
+                return tf.roll(image, tf.cast(offset, tf.int32), axis=[0, 1])
+
+            def load(path):
+                return translate(tf.io.decode_png(tf.io.read_file(path)))
+
+            ds = tf.data.Dataset.list_files('*.png').map(load, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
+            line=5, column=14, end_column=28,
+            message="`np.random.rand` in the `map` function runs once, while tf.data traces it: every element gets the same value",
+        ),
+    )
+
+    def check(self, ctx: RuleContext) -> None:
+        reported: set[int] = set()
+        for site in ctx.model.ops("map", "filter", "interleave", "flat_map"):
+            call = site.op.facts.trace_time_randomness
+            if call is None or id(call) in reported:
+                continue  # one helper mapped twice: one finding, where the fix goes
+            reported.add(id(call))
+            name = " ".join(ctx.model.node_code(call.func).split())
+            ctx.report(
+                call.func,
+                f"`{name}` in the `{site.op.name}` function runs once, while tf.data traces it: every "
+                "element gets the same value; draw with `tf.random` ops instead",
+            )
