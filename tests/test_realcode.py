@@ -115,6 +115,16 @@ def test_extract_copies_from_a_mirror_and_checks_hashes(tmp_path):
     assert len(missing) == 1 and "not in any mirror" in missing[0]
 
 
+def test_unlabelled_extraction_leaves_out_tests_libraries_and_jupyter_copies(tmp_path):
+    files = {"train.py": PIPELINE, "data.py": PIPELINE, "other.py": PIPELINE, "tests/test_data.py": PIPELINE,
+             ".ipynb_checkpoints/other-checkpoint.py": PIPELINE, "notes.py": "x = 1\n"}
+    mirrors, commit = _mirror(tmp_path, files)
+    manifest = _manifest(tmp_path, commit, {"train.py": PIPELINE})
+    assert _extract().extract_unlabelled(tmp_path / "out", mirrors, manifest=manifest) == 2
+    written = sorted(p.name for p in (tmp_path / "out" / "someone__project").rglob("*.py"))
+    assert written == ["data.py", "other.py"]
+
+
 def test_benchmark_scores_real_code_against_labels(tmp_path):
     bench = _benchmark()
     files = {"train.py": PIPELINE}

@@ -93,10 +93,11 @@ def _git(git_dir: Path, *args: str) -> bytes:
 
 
 def _library_or_test(path: str) -> bool:
-    """A library's own sources or a test: not the training code users write."""
+    """A library's own sources, a test, or a copy Jupyter saved (`.ipynb_checkpoints/`): not the
+    training code users write, or not once."""
     name = path.rsplit("/", 1)[-1]
     return ("/src/" in f"/{path}" or "/tests/" in f"/{path}" or "/test/" in f"/{path}"
-            or name.startswith("test_") or name.endswith("_test.py"))
+            or "/.ipynb_checkpoints/" in f"/{path}" or name.startswith("test_") or name.endswith("_test.py"))
 
 
 def extract_unlabelled(dest: Path, mirrors: Path = DEFAULT_MIRRORS, manifest: Path = MANIFEST) -> int:

@@ -234,7 +234,10 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
                 kind = next(p.origin.kind for p in take_site.prefixes if leak in p.origin.implicit_ops)
                 helper = kind.rsplit(".", 1)[-1]
                 if kind in KERAS_DATASET_HELPERS:
-                    what, remedy = "batches", "use the helper's `validation_split=` with `subset=` and a `seed`"
+                    # Keras 3 shuffles the file paths in a window of 8 batches before batching
+                    # (keras/src/utils/image_dataset_utils.py, 3.15): the examples near the cut move.
+                    what, remedy = ("the examples near the cut (the helper reshuffles within a window of 8 batches)",
+                                    "use the helper's `validation_split=` with `subset=` and a `seed`")
                 else:
                     what, remedy = "elements", (f"pass `{turned_off_by(kind, 'shuffle')}=False` to `{helper}` "
                                                 "and shuffle after splitting")
