@@ -25,6 +25,7 @@ from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.service import ServiceHandOff, service_hand_off
+from pipelint.model.syntax import all_params
 from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
 
 
@@ -63,6 +64,26 @@ def names_only_bound_or_chained(source: str) -> set[str]:
             continue
         used.add(token.string)
     return seen - used
+
+
+class _EnclosingFunctions(cst.CSTVisitor):
+    """The functions around one node, outermost first."""
+
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.stack: list[cst.FunctionDef] = []
+        self.found: list[cst.FunctionDef] | None = None
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = list(self.stack)
+        return super().on_visit(node)
 
 
 class _AssignCollector(cst.CSTVisitor):
@@ -190,6 +211,17 @@ class PipelineModel(KerasQueries):
         if module_level and not self.notebook and not (self._is_loop_variable(name) and not self._importable(name)):
             return False  # another module may import it; a loop variable rebound here is not imported
         return all(self.dropped(later) for later in following)
+
+    def parameter_default(self, node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+        """The default value of parameter `name` of the innermost function around `node` that
+        has one (None: no such parameter, or it has no default)."""
+        finder = _EnclosingFunctions(node)
+        self.module.visit(finder)
+        for function in reversed(finder.found or []):
+            for param in all_params(function.params):
+                if param.name.value == name:
+                    return param.default
+        return None
 
     def _is_loop_variable(self, name: str) -> bool:
         """`for name in ...:` somewhere in the module (`for ds in datasets: ds = ds.map(f)`)."""

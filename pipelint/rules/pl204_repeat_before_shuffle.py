@@ -4,7 +4,6 @@ import libcst as cst
 
 from pipelint.diagnostics import Applicability
 from pipelint.model import NOT_TRAINING, Op, literal_int
-from pipelint.model.syntax import all_params
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -16,40 +15,14 @@ def _repeats(op: Op) -> bool:
     return value is None or value > 1 or value < 0
 
 
-class _EnclosingFunctions(cst.CSTVisitor):
-    """The functions around one node, innermost last."""
-
-    def __init__(self, target: cst.CSTNode) -> None:
-        self.target = target
-        self.stack: list[cst.FunctionDef] = []
-        self.found: list[cst.FunctionDef] | None = None
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.stack.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stack.pop()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.target:
-            self.found = list(self.stack)
-        return super().on_visit(node)
-
-
-def _defaults_to_once(repeat: Op, module: cst.Module) -> bool:
+def _defaults_to_once(repeat: Op, model) -> bool:
     """`repeat(num_epochs)` in `def input_fn(..., num_epochs=1)`: unless a caller asks for more
     epochs, the dataset is not repeated at all."""
     count = repeat.arg("count", 0)
     if count is None or not isinstance(count.value, cst.Name):
         return False
-    finder = _EnclosingFunctions(repeat.call)
-    module.visit(finder)
-    for function in reversed(finder.found or []):
-        for param in all_params(function.params):
-            if param.name.value == count.value.value:
-                default = literal_int(param.default) if param.default is not None else None
-                return default is not None and 0 <= default <= 1
-    return False
+    default = literal_int(model.parameter_default(repeat.call, count.value.value))
+    return default is not None and 0 <= default <= 1
 
 
 class RepeatBeforeShuffle(Rule):
@@ -222,7 +195,7 @@ while the shuffle buffer refills.
                            # a helper that repeats already (`make_csv_dataset` without
                            # `num_epochs`) makes one endless stream: moving the shuffle changes nothing
                            and not any(inner.name == "repeat" for inner in path.origin.implicit_ops)), None)
-            if repeat is None or _defaults_to_once(repeat, model.module):
+            if repeat is None or _defaults_to_once(repeat, model):
                 continue
             fix = None
             if (shuffle.receiver is repeat.call
