@@ -534,3 +534,23 @@ def test_a_loop_variable_rebound_to_a_mapped_dataset_is_dropped_unless_read(tmp_
     (tmp_path / "model.py").write_text(textwrap.dedent(_LOOP_REBINDING.format(after=after)))
     found = sorted(d.code for d in check_paths([tmp_path], select=["PL101", "PL106"]))
     assert found == expected
+
+
+@pytest.mark.parametrize("reads, expected", [
+    ("from data import train_ds\nmodel.fit(train_ds)", []),  # nobody reads test_ds: what builds it never runs
+    ("from data import test_ds, train_ds\nmodel.fit(train_ds)\nmodel.evaluate(test_ds)", [("data.py", "PL106")]),
+])
+def test_a_module_level_dataset_no_importer_reads_gets_no_finding(tmp_path, reads, expected):
+    _write(tmp_path, {
+        "data.py": """
+            import tensorflow as tf
+
+            base = tf.data.TFRecordDataset(["a"])
+            train_ds = base.batch(32)
+            test_ds = base.map(lambda x: tf.py_function(parse, [x], tf.float32)).batch(32)
+            """,
+        "main.py": reads + "\n",
+    })
+    (tmp_path / ".git").mkdir()
+    found = sorted((Path(d.path).name, d.code) for d in check_paths([tmp_path], select=["PL106"]))
+    assert found == expected

@@ -208,8 +208,8 @@ class PipelineModel(KerasQueries):
         name, module_level = binding
         if name not in self._names_never_used():
             return False
-        if module_level and not self.notebook and not (self._is_loop_variable(name) and not self._importable(name)):
-            return False  # another module may import it; a loop variable rebound here is not imported
+        if module_level and not self.notebook and self._read_elsewhere(name):
+            return False
         return all(self.dropped(later) for later in following)
 
     def parameter_default(self, node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
@@ -227,13 +227,20 @@ class PipelineModel(KerasQueries):
         """`for name in ...:` somewhere in the module (`for ds in datasets: ds = ds.map(f)`)."""
         return re.search(rf"\bfor\s+{re.escape(name)}\s+in\b", self.source) is not None
 
-    def _importable(self, name: str) -> bool:
-        """May another module read this module-level name? Without a project in sight, yes;
-        with one, only if a project module imports it (or the whole module)."""
+    def _read_elsewhere(self, name: str) -> bool:
+        """May another module read this module-level name? When project modules import this one,
+        only if one of them imports the name, or reads it through the whole module (`data.name`).
+        When none does, it may be run or imported from outside the project, so yes, except for a
+        loop variable rebound here, which nobody means to import."""
         importers = getattr(self.project, "importers", None)
         if importers is None:
             return True
-        return any(wholes or name in names.values() for _, names, wholes in importers())
+        found = importers()
+        if not found:
+            return not self._is_loop_variable(name)
+        attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
+        return any(name in names.values() or (wholes and attribute.search(home.text))
+                   for home, names, wholes in found)
 
     def _names_never_used(self) -> set[str]:
         """Names that appear only as a plain assignment target or as the receiver of a dataset
