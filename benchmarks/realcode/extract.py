@@ -84,6 +84,11 @@ def extract(dest: Path, mirrors: Path = DEFAULT_MIRRORS, offline: bool = False,
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
+    for entry in load_manifest(manifest):
+        # The repository's root, as a clone has it: imports resolve from there (`utils.data`).
+        root = dest / local_path(entry).split("/", 1)[0]
+        if root.is_dir():
+            (root / ".git").mkdir(exist_ok=True)
     return problems
 
 

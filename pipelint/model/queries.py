@@ -22,7 +22,7 @@ import libcst as cst
 
 from pipelint.model.catalogue import DATASET_METHODS, canonical
 from pipelint.model.imports import ImportTable
-from pipelint.model.interpreter import Interpreter
+from pipelint.model.interpreter import Interpreter, read_by_importers
 from pipelint.model.keras import KerasQueries
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params
@@ -197,8 +197,12 @@ class PipelineModel(KerasQueries):
         return known
 
     def _is_dropped(self, op: Op) -> bool:
-        if self.consumers_of(op):
-            return False
+        consumers = self.consumers_of(op)
+        if consumers:
+            # Returned only by functions of a module the project imports, which no project module
+            # imports or calls (nor this one): they never run.
+            return all(c.kind == "return" and c.function is not None and "." not in c.function
+                       and read_by_importers(self.project, c.function) is False for c in consumers)
         following = [site.op for site in self.op_sites.values()
                      if any(op in prefix.ops for prefix in site.prefixes)]
         binding = self.bindings.get(op)
@@ -229,18 +233,13 @@ class PipelineModel(KerasQueries):
 
     def _read_elsewhere(self, name: str) -> bool:
         """May another module read this module-level name? When project modules import this one,
-        only if one of them imports the name, or reads it through the whole module (`data.name`).
-        When none does, it may be run or imported from outside the project, so yes, except for a
-        loop variable rebound here, which nobody means to import."""
-        importers = getattr(self.project, "importers", None)
-        if importers is None:
-            return True
-        found = importers()
-        if not found:
-            return not self._is_loop_variable(name)
-        attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
-        return any(name in names.values() or (wholes and attribute.search(home.text))
-                   for home, names, wholes in found)
+        only if one of them imports it or reads it through the whole module. When none does, it
+        may be run or imported from outside the project, so yes, except for a loop variable
+        rebound here, which nobody means to import."""
+        read = read_by_importers(self.project, name)
+        if read is None:
+            return self.project is None or not self._is_loop_variable(name)
+        return read
 
     def _names_never_used(self) -> set[str]:
         """Names that appear only as a plain assignment target or as the receiver of a dataset
