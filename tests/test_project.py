@@ -554,3 +554,28 @@ def test_a_module_level_dataset_no_importer_reads_gets_no_finding(tmp_path, read
     (tmp_path / ".git").mkdir()
     found = sorted((Path(d.path).name, d.code) for d in check_paths([tmp_path], select=["PL106"]))
     assert found == expected
+
+
+@pytest.mark.parametrize("imports, expected", [
+    ("make", []),  # make_basic is called and imported by no module: it never runs
+    ("make, make_basic", [("data.py", 7, "PL102")]),  # imported: it may be handed anywhere
+])
+def test_a_dataset_function_no_project_module_imports_gets_no_finding(tmp_path, imports, expected):
+    _write(tmp_path, {
+        "data.py": """
+            import tensorflow as tf
+
+            def load(path):
+                return tf.data.TFRecordDataset(path)
+
+            def make_basic(files):
+                return tf.data.Dataset.from_tensor_slices(files).interleave(load)
+
+            def make(files):
+                return tf.data.Dataset.from_tensor_slices(files).interleave(load, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
+        "train.py": f"from data import {imports}\n\nmodel.fit(make(['a.tfrecord']), epochs=2)\n",
+    })
+    (tmp_path / ".git").mkdir()
+    found = sorted((Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL102"]))
+    assert found == expected
