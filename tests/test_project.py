@@ -579,3 +579,33 @@ def test_a_dataset_function_no_project_module_imports_gets_no_finding(tmp_path, 
     (tmp_path / ".git").mkdir()
     found = sorted((Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL102"]))
     assert found == expected
+
+
+def test_a_function_re_exported_by_a_package_init_is_followed_to_its_module(tmp_path):
+    # detector/model/dataset/__init__.py re-exports get_dataset; train.py imports it relatively.
+    _write(tmp_path, {
+        "det/__init__.py": "",
+        "det/model/__init__.py": "",
+        "det/model/dataset/__init__.py": "from .dataset import get_dataset\n",
+        "det/model/dataset/dataset.py": """
+            import tensorflow as tf
+
+            def get_dataset(path):
+                return tf.keras.utils.image_dataset_from_directory(path, batch_size=32)
+            """,
+        "det/model/gesture/__init__.py": "",
+        "det/model/gesture/train.py": """
+            from ..dataset import get_dataset
+
+            model.fit(get_dataset("x"), batch_size=32, epochs=3)
+            ds = get_dataset("y").shuffle(100)
+            model.fit(ds, epochs=2)
+            """,
+    })
+    (tmp_path / ".git").mkdir()
+    found = sorted((Path(d.path).name, d.line, d.code, d.message.split(",")[0])
+                   for d in check_paths([tmp_path], select=["PL203", "PL405"]))
+    assert found == [
+        ("train.py", 3, "PL405", "`batch_size` is ignored by `fit` when `x` is a tf.data.Dataset: the dataset's own batching applies; set it with `.batch()` and drop the argument"),
+        ("train.py", 4, "PL203", "`shuffle()` after `image_dataset_from_directory`"),
+    ]

@@ -69,6 +69,7 @@ _NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
 _TOP_LEVEL_IMPORT = re.compile(r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]+)", re.M)
 _SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
+_MAX_REEXPORTS = 4  # package `__init__` re-exports followed in a row (a cycle ends there)
 #: Below this many modules to summarise, worker processes cost more to start than they save.
 _MIN_MODULES_FOR_WORKERS = 100
 
@@ -769,7 +770,7 @@ class ProjectIndex:
             return found
         return self._resolve_name(qualified, package)
 
-    def _resolve_name(self, qualified: str, package: str) -> tuple[str, str] | None:
+    def _resolve_name(self, qualified: str, package: str, depth: int = 0) -> tuple[str, str] | None:
         if package.startswith(_SCRIPT_DIRECTORY):
             found = self.resolve(f"{package}.{qualified}")
             if found is not None:
@@ -779,8 +780,20 @@ class ProjectIndex:
             module = ".".join(parts[:size])
             module = self.aliases.get(module, module)
             if module in self.modules:
-                return module, ".".join(parts[size:])
+                return self._through_reexport(module, ".".join(parts[size:]), depth)
         return None
+
+    def _through_reexport(self, module: str, name: str, depth: int) -> tuple[str, str]:
+        """A name a module only imports (`from .dataset import get_dataset` in a package's
+        `__init__.py`) is the module's it comes from, as Python finds it."""
+        summary = self.modules[module]
+        head, dot, rest = name.partition(".")
+        full = summary.imports.get(head)
+        if full is None or depth >= _MAX_REEXPORTS or head in summary.functions or head in summary.exports \
+                or head in summary.classes:
+            return module, name
+        found = self._resolve_name(full + dot + rest, summary.package, depth + 1)
+        return found if found is not None and found[0] != module else (module, name)
 
     def is_class(self, qualified: str, package: str = "") -> bool:
         resolved = self.resolve(qualified, package)

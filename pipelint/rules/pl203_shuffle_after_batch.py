@@ -182,7 +182,10 @@ buffer then counts examples instead of batches, and batch composition changes ev
                     later.name in BATCH_METHODS for tail in model.continuations(shuffle) for later in tail):
                 continue  # batched again after the shuffle: the first batch built the examples (sequences)
             if batch.implicit:
-                helper = (model.qualified_name(batch.call.func) or "the Keras helper").rsplit(".", 1)[-1]
+                # (the helper's kind, not its call's name: the call may be in another module)
+                kind = next((p.origin.kind for p in site.prefixes if batch in p.origin.implicit_ops), None)
+                name = kind or model.qualified_name(batch.call.func)
+                helper = f"`{name.rsplit('.', 1)[-1]}`" if name else "the Keras helper"
                 helper_shuffles = any(
                     op.name == "shuffle" and op.implicit for path in site.prefixes for op in path.all_ops())
                 if any(_cached_after(path, batch) for path in site.prefixes):
@@ -193,7 +196,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
                 else:
                     hint = "pass `shuffle=True` to the helper instead"
                 message = (
-                    f"`shuffle()` after `{helper}`, which returns batches: this reorders whole "
+                    f"`shuffle()` after {helper}, which returns batches: this reorders whole "
                     f"batches, not examples; {hint}"
                 )
             else:
