@@ -1,5 +1,6 @@
 """The probe in code: same elements, custom-loop timing, failure isolation, hooks restored."""
 import logging
+import time
 
 import numpy as np
 import pytest
@@ -185,8 +186,11 @@ def test_a_fast_loops_model_reads_stay_within_their_budget_and_lose_nothing(monk
     real = tf.data.experimental.get_model_proto
 
     def counted(it):
-        reads.append(1)
-        return real(it)
+        start = time.perf_counter()
+        try:
+            return real(it)
+        finally:
+            reads.append(time.perf_counter() - start)
     monkeypatch.setattr(tf.data.experimental, "get_model_proto", counted)
     s = install(Session(sample_every=5, live_warnings=False))
     try:
@@ -196,9 +200,11 @@ def test_a_fast_loops_model_reads_stay_within_their_budget_and_lose_nothing(monk
     finally:
         uninstall(s, force=True)
     assert got == [2 * i for i in range(3000)]
-    # Every 5 steps would be ~600 reads: the budget keeps them to a share of the wall time, plus
-    # the first read and the ones at the iterator's and the session's end.
+    # Every 5 steps would be ~600 reads: the budget keeps them to a share of the wall time. Past it
+    # go the first read, the ones at the iterator's and the session's end, and the last budgeted
+    # read's own length (the budget is checked before a read): at most the four longest reads, so
+    # a read slowed by a busy machine does not fail the test.
     assert len(reads) < 300
-    assert s.read_s <= session_mod.READ_BUDGET * (s.t_end - s.t_start) + 3 * s.read_s / len(reads)
+    assert s.read_s <= session_mod.READ_BUDGET * (s.t_end - s.t_start) + sum(sorted(reads)[-4:])
     # The counters are cumulative: the read at the end still sees every element.
     assert next(st for st in r["stages"] if st["op"] == "range")["elements"] == 3000
