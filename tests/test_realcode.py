@@ -143,6 +143,16 @@ def test_sample_repositories_are_extracted_whole_with_their_root_marker(tmp_path
     assert not (tmp_path / "out" / "nobody__unmirrored").exists()
 
 
+def test_a_file_whose_blob_the_mirror_lacks_is_skipped(tmp_path):
+    mirrors, commit = _mirror(tmp_path, {"train.py": PIPELINE, "big.ipynb": PIPELINE + "# big\n"})
+    repo = mirrors / "someone+project"
+    blob = _git(repo, "rev-parse", f"{commit}:big.ipynb")
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a snapshot that lists the file but lacks it
+    listing = tmp_path / "sample_repos.json"
+    listing.write_text(json.dumps({"repositories": [{"repository": "someone/project", "commit": commit}]}))
+    assert _extract().extract_sample_repos(tmp_path / "out", mirrors, sample_repos=listing) == (1, [])
+
+
 def test_the_sample_repositories_are_pinned_and_not_in_the_manifest():
     manifest = {f["repository"] for f in json.loads((REALCODE / "manifest.json").read_text())["files"]}
     entries = _extract().load_sample_repos()

@@ -134,7 +134,10 @@ def _write_repository(dest: Path, mirrors: Path, repository: str, commit: str,
         relpath = repository.replace("/", "__") + "/" + path
         if not path.endswith((".py", ".ipynb")) or relpath in listed or _library_or_test(path):
             continue
-        data = _git(git_dir, "show", f"{commit}:{path}")
+        try:
+            data = _git(git_dir, "show", f"{commit}:{path}")
+        except subprocess.CalledProcessError:  # a snapshot may list a file whose blob it lacks
+            continue
         if b"tf.data" not in data and b"Dataset" not in data:
             continue
         target = dest / relpath
