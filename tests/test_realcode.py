@@ -125,6 +125,49 @@ def test_unlabelled_extraction_leaves_out_tests_libraries_and_jupyter_copies(tmp
     assert written == ["data.py", "other.py"]
 
 
+def test_sample_repositories_are_extracted_whole_with_their_root_marker(tmp_path):
+    files = {"train.py": PIPELINE, "pkg/data.py": PIPELINE, "notes.py": "x = 1\n", "test_train.py": PIPELINE,
+             "src/lib.py": PIPELINE, "venv/lib/python3.8/site-packages/sklearn/_data.py": PIPELINE,
+             "13_데이터/13.1_API.py": PIPELINE}
+    mirrors, commit = _mirror(tmp_path, files)
+    listing = tmp_path / "sample_repos.json"
+    listing.write_text(json.dumps({"description": "x", "repositories": [
+        {"repository": "someone/project", "commit": commit},
+        {"repository": "nobody/unmirrored", "commit": commit}]}))
+    written, missing = _extract().extract_sample_repos(tmp_path / "out", mirrors, sample_repos=listing)
+    root = tmp_path / "out" / "someone__project"
+    assert written == 3 and missing == ["nobody/unmirrored"]
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")) == \
+        ["13_데이터/13.1_API.py", "pkg/data.py", "train.py"]
+    assert (root / ".git").is_dir()
+    assert not (tmp_path / "out" / "nobody__unmirrored").exists()
+
+
+def test_a_file_whose_blob_the_mirror_lacks_is_skipped(tmp_path):
+    mirrors, commit = _mirror(tmp_path, {"train.py": PIPELINE, "big.ipynb": PIPELINE + "# big\n"})
+    repo = mirrors / "someone+project"
+    blob = _git(repo, "rev-parse", f"{commit}:big.ipynb")
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a snapshot that lists the file but lacks it
+    listing = tmp_path / "sample_repos.json"
+    listing.write_text(json.dumps({"repositories": [{"repository": "someone/project", "commit": commit}]}))
+    assert _extract().extract_sample_repos(tmp_path / "out", mirrors, sample_repos=listing) == (1, [])
+
+
+def test_the_sample_repositories_are_pinned_and_not_in_the_manifest():
+    manifest = {f["repository"] for f in json.loads((REALCODE / "manifest.json").read_text())["files"]}
+    entries = _extract().load_sample_repos()
+    assert len(entries) >= 20
+    assert len({e["repository"] for e in entries}) == len(entries)
+    for entry in entries:
+        assert re.fullmatch(r"[0-9a-f]{40}", entry["commit"]), entry
+        assert entry["repository"] not in manifest, entry
+
+
+def test_only_sample_repos_needs_unlabelled(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        _extract().main([str(tmp_path / "out"), "--only-sample-repos"])
+
+
 def test_benchmark_scores_real_code_against_labels(tmp_path):
     bench = _benchmark()
     files = {"train.py": PIPELINE}

@@ -9,6 +9,7 @@ otherwise downloads it from raw.githubusercontent.com at the pinned commit.
     python benchmarks/realcode/extract.py DEST --mirrors ~/clones   # your own clones
     python benchmarks/realcode/extract.py DEST --offline            # mirrors only, no network
     python benchmarks/realcode/extract.py TREE --unlabelled         # the rest, for a blind sample
+    python benchmarks/realcode/extract.py TREE --unlabelled --only-sample-repos   # sample_repos.json only
 
 Files land at DEST/<owner>__<name>/<path>, the paths labels.csv uses. A file whose sha256 does
 not match the manifest is not written (the labels would not fit it) and is reported; exit 1 then.
@@ -25,6 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "manifest.json"
+SAMPLE_REPOS = HERE / "sample_repos.json"
 DEFAULT_MIRRORS = Path("/work/.mirror")
 RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
 
@@ -98,11 +100,53 @@ def _git(git_dir: Path, *args: str) -> bytes:
 
 
 def _library_or_test(path: str) -> bool:
-    """A library's own sources, a test, or a copy Jupyter saved (`.ipynb_checkpoints/`): not the
-    training code users write, or not once."""
+    """A library's own sources (a `src/` tree, or a virtualenv's `site-packages/` committed with the
+    project), a test, or a copy Jupyter saved (`.ipynb_checkpoints/`): not the training code users
+    write, or not once."""
     name = path.rsplit("/", 1)[-1]
-    return ("/src/" in f"/{path}" or "/tests/" in f"/{path}" or "/test/" in f"/{path}"
-            or "/.ipynb_checkpoints/" in f"/{path}" or name.startswith("test_") or name.endswith("_test.py"))
+    return ("/src/" in f"/{path}" or "/site-packages/" in f"/{path}" or "/tests/" in f"/{path}"
+            or "/test/" in f"/{path}" or "/.ipynb_checkpoints/" in f"/{path}"
+            or name.startswith("test_") or name.endswith("_test.py"))
+
+
+def load_sample_repos(path: Path = SAMPLE_REPOS) -> list[dict]:
+    """The repositories of `sample_repos.json`: `{"repository": "owner/name", "commit": ...}`."""
+    return json.loads(path.read_text(encoding="utf-8"))["repositories"]
+
+
+def _write_repository(dest: Path, mirrors: Path, repository: str, commit: str,
+                      listed: frozenset[str] = frozenset()) -> int:
+    """Write one repository's dataset code at `commit` (its `.py`/`.ipynb` files that are neither a
+    library's sources nor tests, that mention `tf.data` or `Dataset`, and that `listed` leaves out)
+    under DEST/<owner>__<name>/, marking that directory as the repository's root (`.git`), as
+    `extract()` does. Returns how many files; 0 when no mirror has the commit."""
+    name = repository.replace("/", "+")
+    git_dir = next((d for d in (mirrors / name / "repo", mirrors / name) if d.exists()), None)
+    if git_dir is None:
+        return 0
+    try:
+        paths = _git(git_dir, "ls-tree", "-r", "--name-only", "-z", commit).decode().split("\0")
+    except subprocess.CalledProcessError:
+        return 0
+    root = dest / repository.replace("/", "__")
+    written = 0
+    for path in paths:
+        relpath = repository.replace("/", "__") + "/" + path
+        if not path.endswith((".py", ".ipynb")) or relpath in listed or _library_or_test(path):
+            continue
+        try:
+            data = _git(git_dir, "show", f"{commit}:{path}")
+        except subprocess.CalledProcessError:  # a snapshot may list a file whose blob it lacks
+            continue
+        if b"tf.data" not in data and b"Dataset" not in data:
+            continue
+        target = dest / relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written += 1
+    if written:
+        (root / ".git").mkdir(exist_ok=True)
+    return written
 
 
 def extract_unlabelled(dest: Path, mirrors: Path = DEFAULT_MIRRORS, manifest: Path = MANIFEST) -> int:
@@ -110,32 +154,26 @@ def extract_unlabelled(dest: Path, mirrors: Path = DEFAULT_MIRRORS, manifest: Pa
     are neither a library's sources nor tests, and that mention `tf.data` or `Dataset` (at the commit the manifest pins for each repository):
     code nobody labelled, for `precision_recall.py --sample-from`. Returns how many."""
     entries = load_manifest(manifest)
-    listed = {local_path(entry) for entry in entries}
+    listed = frozenset(local_path(entry) for entry in entries)
     commits = {}
     for entry in entries:
         commits.setdefault(entry["repository"], entry["commit"])
-    written = 0
-    for repository, commit in sorted(commits.items()):
-        name = repository.replace("/", "+")
-        git_dir = next((d for d in (mirrors / name / "repo", mirrors / name) if d.exists()), None)
-        if git_dir is None:
-            continue
-        try:
-            paths = _git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
-        except subprocess.CalledProcessError:
-            continue
-        for path in paths:
-            relpath = repository.replace("/", "__") + "/" + path
-            if not path.endswith((".py", ".ipynb")) or relpath in listed or _library_or_test(path):
-                continue
-            data = _git(git_dir, "show", f"{commit}:{path}")
-            if b"tf.data" not in data and b"Dataset" not in data:
-                continue
-            target = dest / relpath
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            written += 1
-    return written
+    return sum(_write_repository(dest, mirrors, repository, commit, listed)
+               for repository, commit in sorted(commits.items()))
+
+
+def extract_sample_repos(dest: Path, mirrors: Path = DEFAULT_MIRRORS,
+                         sample_repos: Path = SAMPLE_REPOS) -> tuple[int, list[str]]:
+    """Write the dataset code of every repository in `sample_repos.json` at its pinned commit (same
+    filters as `extract_unlabelled`; none of them is labelled). Returns how many files, and the
+    repositories that no mirror under `mirrors` has at that commit."""
+    written, missing = 0, []
+    for entry in load_sample_repos(sample_repos):
+        count = _write_repository(dest, mirrors, entry["repository"], entry["commit"])
+        if not count:
+            missing.append(entry["repository"])
+        written += count
+    return written, missing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,10 +183,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="directory of git clones named <owner>+<name> (default %(default)s)")
     parser.add_argument("--offline", action="store_true", help="never download; mirrors only")
     parser.add_argument("--unlabelled", action="store_true",
-                        help="write instead the mirrored repositories' other files that use datasets")
+                        help="write instead the mirrored repositories' other files that use datasets, "
+                             "and those of the repositories in sample_repos.json")
+    parser.add_argument("--only-sample-repos", action="store_true",
+                        help="with --unlabelled: write only the repositories in sample_repos.json")
     args = parser.parse_args(argv)
+    if args.only_sample_repos and not args.unlabelled:
+        parser.error("--only-sample-repos goes with --unlabelled")
     if args.unlabelled:
-        print(f"{extract_unlabelled(args.dest, args.mirrors)} unlabelled files in {args.dest}")
+        if not args.only_sample_repos:
+            print(f"{extract_unlabelled(args.dest, args.mirrors)} unlabelled files of the manifest's "
+                  f"repositories in {args.dest}")
+        written, missing = extract_sample_repos(args.dest, args.mirrors)
+        print(f"{written} files of {len(load_sample_repos()) - len(missing)} sample repositories in {args.dest}")
+        for repository in missing:
+            print(f"  {repository}: no dataset code, or not in any mirror under {args.mirrors}", file=sys.stderr)
         return 0
     problems = extract(args.dest, args.mirrors, args.offline)
     total = len(load_manifest())
