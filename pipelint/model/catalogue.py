@@ -194,6 +194,9 @@ IN_MEMORY_SOURCES = frozenset(
 )
 TRAINING_METHODS = frozenset({"fit", "evaluate", "predict"})
 
+# Python calls that wait with the GIL let go (CPython's time.sleep releases it).
+WAITING_CALLS = frozenset({"time.sleep"})
+
 PY_FUNCTION_NAMES = frozenset(
     {"tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func",
      "tensorflow.compat.v1.py_func"}
@@ -238,8 +241,9 @@ TRACE_TIME_BUILTINS = frozenset(
     {"len", "int", "float", "bool", "str", "tuple", "list", "dict", "range", "isinstance", "zip",
      "enumerate", "min", "max", "abs", "round", "getattr", "print", "sorted", "reversed", "sum"})
 # Methods a traced function calls on tensors (the static shape) or on the element's Python
-# containers (`features.values()`): they add no stateful op.
-TRACE_TIME_METHODS = frozenset({"set_shape", "get_shape", "values", "keys", "items"})
+# containers (`features.values()`, `features.pop("label")`, `parts.append(x)`): they add no op.
+TRACE_TIME_METHODS = frozenset({"set_shape", "get_shape", "values", "keys", "items", "pop", "get", "copy",
+                                "append", "extend", "update", "setdefault"})
 
 
 def is_stateless_name(name: str) -> bool:

@@ -11,7 +11,7 @@ import libcst as cst
 
 from pipelint.model.catalogue import (
     DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, TRACE_TIME_METHODS,
-    TRACE_TIME_BUILTINS, is_random_name, is_stateless_name, is_trace_time_random_name,
+    TRACE_TIME_BUILTINS, WAITING_CALLS, is_random_name, is_stateless_name, is_trace_time_random_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, block_body, find_arg
@@ -137,7 +137,7 @@ class MappedFunctions(InterpreterState):
             stateful_call = randomness  # a random object's name handed to a call
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
-                             trace_time_randomness)
+                             trace_time_randomness, self._wrapped_only_waits(py_function))
 
     def _named_function_facts(self, fn: cst.BaseExpression, frame: Frame) -> FunctionFacts:
         """A function given by name whose body is not here: a library function (`map(tf.io.decode_png)`)
@@ -216,6 +216,19 @@ class MappedFunctions(InterpreterState):
             if name is not None and is_random_name(name):
                 return call
         return None
+
+    def _wrapped_only_waits(self, wrapper: cst.Call | None) -> bool:
+        """Does the Python function a `py_function`/`numpy_function` wraps (a lambda, or a function
+        of this module) only call `time.sleep`? (Standing in for I/O: it does not hold the GIL.)"""
+        arg = find_arg(wrapper, "func", 0) if wrapper is not None else None
+        if arg is None:
+            return False
+        body = arg.value.body if isinstance(arg.value, cst.Lambda) else (
+            self.functions.get(arg.value.value) if isinstance(arg.value, cst.Name) else None)
+        if body is None:
+            return False
+        calls = CallCollector.of(body).calls
+        return bool(calls) and all(self.qualified_name(call.func) in WAITING_CALLS for call in calls)
 
     def _shape_bound(self, collected: "CallCollector") -> bool:
         for call in collected.calls:

@@ -201,6 +201,9 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             self._eval(small.value, frame)
         elif isinstance(small, cst.Expr):
             self._eval(small.value, frame)
+            op = self._op_cache.get(small.value) if isinstance(small.value, cst.Call) else None
+            if op is not None:
+                self.model.discarded.add(op)  # `ds.map(f).batch(8)` alone: a notebook shows its repr
         elif isinstance(small, cst.Return):
             if not frame.inlined:
                 self._locate(small, *(() if small.value is None else (small.value,)))

@@ -125,6 +125,8 @@ class PipelineModel(KerasQueries):
         #: The name each op's chain is bound to (`name = ds.map(f)`), and whether that binding is a
         #: module-level one (which another module may import).
         self.bindings: dict[Op, tuple[str, bool]] = {}
+        #: Ops whose chain is a statement of its own, its value thrown away (`ds.map(f).batch(8)`).
+        self.discarded: set[Op] = set()
         #: A notebook: nothing imports its names (set by the engine).
         self.notebook = False
         self._dropped: dict[Op, bool] = {}
@@ -207,6 +209,8 @@ class PipelineModel(KerasQueries):
                      if any(op in prefix.ops for prefix in site.prefixes)]
         binding = self.bindings.get(op)
         if binding is None:
+            if op in self.discarded:
+                return not following
             # A link inside a chain (`a.map(f).batch(n)`): dropped with everything built on it.
             return bool(following) and all(self.dropped(later) for later in following)
         name, module_level = binding

@@ -40,6 +40,9 @@ class FunctionFacts:
     #: A NumPy or standard-library `random` call in the traced function itself: it runs once,
     #: while tf.data traces the function, and its value is a constant of the graph.
     trace_time_randomness: cst.CSTNode | None = None
+    #: The Python function `py_function` wraps only waits (`time.sleep`): the GIL is let go
+    #: meanwhile, so parallel calls overlap.
+    py_function_only_waits: bool = False
 
 
 @dataclass(eq=False)

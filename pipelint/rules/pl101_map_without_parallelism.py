@@ -63,6 +63,25 @@ the module's own alias for TensorFlow and is offered only when one is imported.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#map
 """
     VALID = (
+        # Python dict methods run once, while tracing: the graph is DecodeCSV alone
+        """
+        import tensorflow as tf
+        NAMES = ['a', 'b', 'Species']
+
+        def parse_line(line):
+            fields = tf.io.decode_csv(line, record_defaults=[[0.0], [0.0], [0]])
+            features = dict(zip(NAMES, fields))
+            label = features.pop('Species')
+            return features, label
+
+        model.fit(tf.data.TextLineDataset('iris.csv').skip(1).map(parse_line).batch(32), epochs=3)
+        """,
+        # a chain that is a statement of its own (a notebook cell's last line shows its repr): never runs
+        """
+        import tensorflow as tf
+        raw_ds = tf.data.TextLineDataset('pairs.tsv')
+        raw_ds.map(lambda x: tokenize_and_pad(x, 60)).batch(10).prefetch(1)
+        """,
         # a lambda bound to a name: read like one written in place
         """
         import tensorflow as tf

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import NOT_TRAINING, Op, literal_int
+from pipelint.model import NOT_TRAINING, DatasetPath, Op, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -23,6 +23,18 @@ def _defaults_to_once(repeat: Op, model) -> bool:
         return False
     default = literal_int(model.parameter_default(repeat.call, count.value.value))
     return default is not None and 0 <= default <= 1
+
+
+def _stopped_by_zip(path: DatasetPath, repeat: Op, prefixes: list[DatasetPath]) -> bool:
+    """`zip((data, labels.repeat(100)))`: the repeat tiles one input of a zip whose other input
+    does not repeat, and the zip ends with that one: a single pass, no epochs to mix."""
+    after = path.ops[path.ops.index(repeat) + 1:]
+    for zip_op in (op for op in after if op.name == "zip"):
+        for other in prefixes:
+            if other is not path and zip_op in other.ops and not any(
+                    op.name == "repeat" and _repeats(op) for op in other.all_ops()[:other.all_ops().index(zip_op)]):
+                return True
+    return False
 
 
 class RepeatBeforeShuffle(Rule):
@@ -68,6 +80,15 @@ while the shuffle buffer refills.
 - https://www.tensorflow.org/api_docs/python/tf/data/Dataset#shuffle
 """
     VALID = (
+        # the repeat only tiles the labels of a zip that stops with the unrepeated data: one pass
+        """
+        import numpy as np
+        import tensorflow as tf
+        data = tf.data.Dataset.from_tensor_slices(np.zeros((1000, 2)))
+        labels = tf.data.Dataset.range(10).repeat(100)
+        ds = tf.data.Dataset.zip((data, labels)).shuffle(1000).batch(16)
+        model.fit(ds, epochs=3)
+        """,
         # the epochs are a parameter that defaults to one pass: by default nothing repeats
         """
         import tensorflow as tf
@@ -194,7 +215,8 @@ while the shuffle buffer refills.
                            if op.name == "repeat" and _repeats(op)
                            # a helper that repeats already (`make_csv_dataset` without
                            # `num_epochs`) makes one endless stream: moving the shuffle changes nothing
-                           and not any(inner.name == "repeat" for inner in path.origin.implicit_ops)), None)
+                           and not any(inner.name == "repeat" for inner in path.origin.implicit_ops)
+                           and not _stopped_by_zip(path, op, site.prefixes)), None)
             if repeat is None or _defaults_to_once(repeat, model):
                 continue
             fix = None
