@@ -36,6 +36,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from pipelint.project.graphs import strongly_connected_components
+
 try:  # as in pipelint.cache: blake2b without hashlib's OpenSSL import
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover
@@ -849,8 +851,8 @@ class ProjectIndex:
     def _reach_digests(self) -> dict[str, str]:
         """Per module, one digest of the summaries of every module it reaches by imports, itself
         included: each strongly connected component of the import graph is hashed once, from its
-        members' summaries and the digests of the components it imports (Tarjan's algorithm
-        finishes a component after all those it reaches), instead of a search per module."""
+        members' summaries and the digests of the components it imports (each component comes
+        after all those it reaches), instead of a search per module."""
         edges: dict[str, list[str]] = {}
         for name, summary in self.modules.items():
             found = set()
@@ -861,47 +863,14 @@ class ProjectIndex:
                     found.add(resolved[0])
             edges[name] = sorted(found)
         digests: dict[str, str] = {}
-        order: dict[str, int] = {}
-        low: dict[str, int] = {}
-        on_stack: set[str] = set()
-        stack: list[str] = []
-        for root in sorted(edges):
-            if root in order:
-                continue
-            work = [(root, 0)]
-            while work:
-                node, position = work.pop()
-                if position == 0:
-                    order[node] = low[node] = len(order)
-                    stack.append(node)
-                    on_stack.add(node)
-                targets = edges[node]
-                if position < len(targets):
-                    work.append((node, position + 1))
-                    target = targets[position]
-                    if target not in order:
-                        work.append((target, 0))
-                    elif target in on_stack:
-                        low[node] = min(low[node], order[target])
-                    continue
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == order[node]:
-                    members = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        members.append(member)
-                        if member == node:
-                            break
-                    inside = set(members)
-                    digest = blake2b(digest_size=16)
-                    for member in sorted(members):
-                        digest.update(f"{member}={self.modules[member].digest}\0".encode())
-                    for below in sorted({digests[t] for m in members for t in edges[m] if t not in inside}):
-                        digest.update(f"<{below}\0".encode())
-                    digests.update(dict.fromkeys(members, digest.hexdigest()))
+        for members in strongly_connected_components(edges):
+            inside = set(members)
+            digest = blake2b(digest_size=16)
+            for member in members:
+                digest.update(f"{member}={self.modules[member].digest}\0".encode())
+            for below in sorted({digests[t] for m in members for t in edges[m] if t not in inside}):
+                digest.update(f"<{below}\0".encode())
+            digests.update(dict.fromkeys(members, digest.hexdigest()))
         return digests
 
 
