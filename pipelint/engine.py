@@ -239,16 +239,6 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
     return not _checkable_codes(codes) and not _trigger_pattern(codes).search(source)
 
 
-_TELLING_CALLS = re.compile(r"\.(cache|shuffle|batch)\(")
-
-
-def _uses_like_a_dataset(source: str) -> bool:
-    """Could a parameter be a dataset by its use (`model.inference`): `.map(` and one of
-    `.cache(`/`.shuffle(`/`.batch(`, or two of those (whatever the rules' triggers say)."""
-    telling = set(_TELLING_CALLS.findall(source))
-    return len(telling) >= 2 or (bool(telling) and ".map(" in source)
-
-
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
                 tree: ast.Module | None = None, project: "ModuleView | None" = None) -> list[Diagnostic]:
     """All diagnostics for one decoded source text, suppressions applied, sorted. `tree`: the
@@ -256,10 +246,10 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     module's view of the project index (calls into other modules are followed)."""
     receives = project is not None and project.receives
     names_tf = _MENTIONS_TF.search(source) is not None
-    if has_skip_file(source) or not (receives or names_tf or may_use_datasets(source)):
+    if has_skip_file(source) or not (receives or names_tf or may_use_datasets(source, names_tf)):
         return []
     # (A module that never names TensorFlow got here by handling datasets it is given.)
-    if not receives and names_tf and not (_could_fire(source, codes) or _uses_like_a_dataset(source)):
+    if not receives and names_tf and not (_could_fire(source, codes) or may_use_datasets(source, names_tf)):
         # No enabled rule can fire here: the file is not parsed at all (like a file that never
         # names TensorFlow), so a syntax error in it is not reported either.
         return _suppressed(source, path, codes, [])
