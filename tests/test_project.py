@@ -513,3 +513,65 @@ def test_an_importer_the_model_cannot_run_leaves_the_exporters_own_findings(tmp_
     found = _codes_in(_found(check_paths([tmp_path], select=["ALL"], jobs=1)), "dataset.py")
     alone = {(d.line, d.code) for d in check_source((tmp_path / "dataset.py").read_text(), "dataset.py", select=["ALL"])}
     assert failed and found == alone and (9, "PL101") in found
+
+
+# Issue 18, whole-module imports: a dataset bound at another module's top level, or returned by
+# its function, is followed however the importer names that module; the importer never names
+# TensorFlow (it is checked because it imports datasets).
+_DATA = """
+    import tensorflow as tf
+
+    train_ds = tf.data.TFRecordDataset(["a"]).shuffle(100)
+    plain_ds = tf.data.TFRecordDataset(["b"])
+    BATCH = 32
+
+
+    def make_ds():
+        return tf.data.TFRecordDataset(["c"]).shuffle(100)
+    """
+
+
+@pytest.mark.parametrize("folder,importing,name", [
+    ("", "import data", "data"),  # scripts side by side
+    ("pkg/", "from . import data", "data"),
+    ("pkg/", "import pkg.data as d", "d"),
+])
+def test_a_whole_module_import_reaches_its_datasets_and_functions(tmp_path, folder, importing, name):
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "pkg/__init__.py": "",
+        f"{folder}data.py": _DATA,
+        f"{folder}train.py": f"""
+            {importing}
+
+            a = {name}.train_ds.cache().batch({name}.BATCH)
+            b = {name}.make_ds().cache()
+            c = {name}.plain_ds.cache()
+            """,
+    })
+    found = {(line, code, note) for file, line, code, note in _found(check_paths([tmp_path], select=["PL201"]))
+             if file == "train.py"}
+    assert found == {(3, "PL201", "(shuffled in data.py:3)"), (4, "PL201", "(shuffled in data.py:9)")}
+
+
+def test_a_name_imported_from_a_module_that_binds_a_dataset_is_that_dataset(tmp_path):
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "data.py": _DATA,
+        "train.py": """
+            from data import BATCH, plain_ds, train_ds
+
+            a = train_ds.cache().batch(BATCH)
+            c = plain_ds.cache()
+            """,
+        # imports only a constant of it: nothing here is a dataset
+        "other.py": """
+            from data import BATCH
+
+
+            def finish(rows):
+                return rows.cache().shuffle(BATCH)
+            """,
+    })
+    found = _found(check_paths([tmp_path], select=["PL201", "PL203"]))
+    assert found == {("train.py", 3, "PL201", "(shuffled in data.py:3)")}

@@ -37,6 +37,11 @@ class FunctionFacts:
     #: parallel. False when any call is stateful or unknown: `stateful_call` is the first such.
     stateless: bool = False
     stateful_call: cst.CSTNode | None = None
+    #: A function of another project module (mapped by name, or called by the function): that
+    #: module (`pipelint.project.ForeignModule`), whose code may hold the nodes above, and the
+    #: function. The engine names its line in messages; rules never report on its nodes.
+    where: object | None = None
+    function: cst.FunctionDef | None = None
 
 
 @dataclass(eq=False)

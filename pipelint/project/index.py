@@ -597,20 +597,25 @@ class ProjectIndex:
                 index.consumers.setdefault(exporter, set()).add(summary.name)
         return index
 
-    def _imported_exporters(self, summary: ModuleSummary) -> set[str]:
+    def _imported_exporters(self, summary: ModuleSummary, classes: bool = False) -> set[str]:
         """The other project modules whose datasets `summary`'s module imports: a name bound to
-        one, a function returning one, or the whole module (`import data`, `from data import *`)."""
+        one, a function returning one, or the whole module (`import data`, `from data import *`:
+        its top-level names, not its classes' methods); with `classes`, also a class imported by
+        name whose methods return datasets (`Loader().load()`)."""
         found = set()
         for local, full in summary.imports.items():
-            whole = local.startswith("*")
-            resolved = self.resolve(full + ".x" if whole else full, summary.package)
+            as_module = self.resolve(full + ".x", summary.package)
+            whole = local.startswith("*") or (as_module is not None and as_module[1] == "x")
+            resolved = as_module if whole else self.resolve(full, summary.package)
             if resolved is None or resolved[0] == summary.name:
                 continue
             module = self.modules[resolved[0]]
-            if not whole and resolved[1] != "x" and "." not in resolved[1]:
+            if whole:
+                names = [*module.exports, *(name for name in module.functions if "." not in name)]
+            elif "." not in resolved[1]:
                 names = [resolved[1]]
-            elif whole or self.resolve(full + ".x", summary.package) == resolved:
-                names = [*module.exports, *module.functions]
+                if classes and resolved[1] in module.classes:
+                    names += [name for name in module.functions if name.startswith(resolved[1] + ".")]
             else:
                 continue
             if any(self.exports_dataset(module, name) for name in names):
@@ -796,17 +801,9 @@ class ProjectIndex:
         return function is not None and function.returns_dataset
 
     def receives_datasets(self, name: str) -> bool:
-        """Do other project modules hand this one datasets: to its functions, or as what their
-        functions it imports return?"""
-        if self.callers.get(name):
-            return True
-        summary = self.modules[name]
-        for full in summary.imports.values():
-            resolved = self.resolve(full + ".x", summary.package)
-            if resolved is not None and resolved[0] != name and any(
-                    f.returns_dataset for f in self.modules[resolved[0]].functions.values()):
-                return True
-        return False
+        """Do other project modules hand this one datasets: to its functions, or as what it
+        imports from them (`_imported_exporters`)?"""
+        return bool(self.callers.get(name)) or bool(self._imported_exporters(self.modules[name], classes=True))
 
     def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
         """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
