@@ -305,8 +305,8 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
                     path: str) -> list[tuple[Rule, Finding]]:
     """Findings stay in the file that holds the op: those on another module's code go (that
     module's own check reports them). A finding whose dataset went through ops in other modules
-    names them ("shuffled in data.py:15"); one on a parameter taken for a dataset from its use
-    says so."""
+    names them ("shuffled in data.py:15"), as does one whose mapped function is another module's
+    ("`augment` in aug.py:3"); one on a parameter taken for a dataset from its use says so."""
     foreign: set[cst.CSTNode] = set()
     paths_at: dict[cst.CSTNode, list] = {}
     for site in model.op_sites.values():
@@ -330,9 +330,21 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
     for rule, finding in findings:
         if finding.node in foreign:
             continue
-        reported = next((site.op.name for site in model.op_sites.values()
-                         if site.op.name_node is finding.node or site.op.call is finding.node), None)
+        reported_op = next((site.op for site in model.op_sites.values()
+                            if site.op.name_node is finding.node or site.op.call is finding.node), None)
+        reported = reported_op.name if reported_op is not None else None
         notes: list[str] = []
+        # A function of another module mapped by the op reported, or by an op the message names
+        # (`map`): where it is.
+        spoken_of = [op for dataset_path in paths_at.get(finding.node, ()) for op in dataset_path.all_ops()
+                     if f"`{op.name}`" in finding.message]
+        for op in ([reported_op] if reported_op is not None else []) + spoken_of:
+            facts = op.facts
+            if facts.where is not None and facts.function is not None:
+                line = facts.where.line_of(facts.function.name)
+                note = f"`{facts.function.name.value}` in {_display(facts.where.path, here)}:{line}"
+                if note not in notes:
+                    notes.append(note)
         for dataset_path in paths_at.get(finding.node, ()):
             origin = dataset_path.origin
             if origin.inferred and origin.where is None:

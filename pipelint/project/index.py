@@ -517,6 +517,8 @@ class ProjectIndex:
         self._resolved: dict[tuple[str, str], tuple[str, str] | None] | None = None
         #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
         self._reach: dict[str, str] | None = None
+        #: Module -> the project modules it imports (`key_of`), with `_reach`.
+        self._imported: dict[str, list[str]] = {}
 
     # ---- building
 
@@ -830,26 +832,30 @@ class ProjectIndex:
     def key_of(self, path: str | os.PathLike) -> bytes:
         """What a file's findings depend on in other modules, for its cache key: the summaries
         of the project modules it imports (and theirs, and its own), of the modules that hand it
-        datasets, and of what those import; and the whole text of the modules that import its
-        datasets (their uses of them are its datasets' consumers)."""
+        datasets, and of what those import; the whole text of the modules it imports (the
+        functions it maps and the layers it calls are judged by their bodies, which no summary
+        holds) and of the modules that import its datasets (their uses of them are its
+        datasets' consumers)."""
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
         if self._reach is None:
-            self._reach = self._reach_digests()
+            self._reach, self._imported = self._reach_digests()
         reach = self._reach
         return "\0".join(
             [reach[name],
+             *(f"{other}~{self.modules[other].text_digest}" for other in self._imported[name]),
              *(f"{other}={reach[other]}" for other in sorted(self.callers.get(name, ()))),
              *(f"{other}~{self.modules[other].text_digest}={reach[other]}"
                for other in sorted(self.consumers.get(name, ())))]
         ).encode()
 
-    def _reach_digests(self) -> dict[str, str]:
+    def _reach_digests(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         """Per module, one digest of the summaries of every module it reaches by imports, itself
         included: each strongly connected component of the import graph is hashed once, from its
         members' summaries and the digests of the components it imports (each component comes
-        after all those it reaches), instead of a search per module."""
+        after all those it reaches), instead of a search per module; and the project modules
+        each module imports."""
         edges: dict[str, list[str]] = {}
         for name, summary in self.modules.items():
             found = set()
@@ -868,7 +874,7 @@ class ProjectIndex:
             for below in sorted({digests[t] for m in members for t in edges[m] if t not in inside}):
                 digest.update(f"<{below}\0".encode())
             digests.update(dict.fromkeys(members, digest.hexdigest()))
-        return digests
+        return digests, edges
 
 
 def _package(name: str, absolute: str) -> str:
