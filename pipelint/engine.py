@@ -345,6 +345,9 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
                 note = f"`{facts.function.name.value}` in {_display(facts.where.path, here)}:{line}"
                 if note not in notes:
                     notes.append(note)
+        # The ops of other modules that the message speaks of, besides the one reported: before
+        # it on its paths, or after it (`take`/`skip` in the module that splits what it shuffled).
+        around: list = []
         for dataset_path in paths_at.get(finding.node, ()):
             origin = dataset_path.origin
             if origin.inferred and origin.where is None:
@@ -352,15 +355,17 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
                 note = f"`{name}` is treated as a tf.data dataset from its use"
                 if note not in notes:
                     notes.append(note)
-            for op in dataset_path.all_ops():
-                # The ops of other modules that the message speaks of, besides the one reported.
-                if op.where is None or op.name == reported or not (
-                        f"`{op.name}(" in finding.message or f".{op.name}(" in finding.message):
-                    continue
-                line = op.where.line_of(op.call)
-                note = f"{_DONE.get(op.name, f'`{op.name}()`')} in {_display(op.where.path, here)}:{line}"
-                if note not in notes:
-                    notes.append(note)
+            around.extend(dataset_path.all_ops())
+        if reported_op is not None:
+            around.extend(op for tail in model.continuations(reported_op) for op in tail)
+        for op in around:
+            if op.where is None or op.name == reported or not any(
+                    f"{mark}{op.name}{end}" in finding.message for mark, end in (("`", "("), (".", "("), ("`", "`"))):
+                continue
+            line = op.where.line_of(op.call)
+            note = f"{_DONE.get(op.name, f'`{op.name}()`')} in {_display(op.where.path, here)}:{line}"
+            if note not in notes:
+                notes.append(note)
         if notes:
             finding = replace(finding, message=f"{finding.message} ({'; '.join(notes[:3])})")
         kept.append((rule, finding))

@@ -660,3 +660,32 @@ def test_editing_a_module_changes_the_cache_key_of_the_modules_that_import_it(tm
     aug = tmp_path / "aug.py"
     aug.write_text(aug.read_text().replace("tf.image.random_flip_left_right(x)", "x"))
     assert ProjectIndex.build(files).key_of(tmp_path / "train.py") != before
+
+
+@pytest.mark.parametrize("reshuffle", ["", ", reshuffle_each_iteration=False"])
+def test_a_split_in_another_module_returns_datasets_in_a_tuple(tmp_path, reshuffle):
+    # split.py never names TensorFlow nor any method the index reads as a dataset's by itself:
+    # it is read because train.py hands `split` a dataset; both halves come back as datasets.
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "pyproject.toml": STRICT_PREFETCH_TOML,  # PL103 judges every pipeline, as before TF 2.9
+        "split.py": """
+            def split(ds, n):
+                return ds.take(n), ds.skip(n)
+            """,
+        "train.py": f"""
+            import tensorflow as tf
+            from split import split
+
+            ds = tf.data.TFRecordDataset(["a"]).shuffle(100{reshuffle})
+            train, val = split(ds, 10)
+            train = train.batch(8)
+            val = val.batch(8)
+            model.fit(train, validation_data=val, epochs=3)
+            """,
+    })
+    found = {(d.line, d.code): d.message for d in check_paths([tmp_path], select=["PL103", "PL206"])}
+    # Both halves are batched and fed to `fit` without a prefetch: datasets at the caller.
+    assert set(found) == {(6, "PL103"), (7, "PL103")} | ({(4, "PL206")} if not reshuffle else set())
+    if not reshuffle:
+        assert found[4, "PL206"].endswith("(`take()` in split.py:2; `skip()` in split.py:2)")

@@ -170,18 +170,19 @@ def _dotted(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def summarise(name: str, package: str, path: str, text: str, checked: bool) -> ModuleSummary:
-    """A module's summary from its text alone (empty when nothing in it could touch a dataset)."""
+def summarise(name: str, package: str, path: str, text: str, checked: bool, whole: bool = False) -> ModuleSummary:
+    """A module's summary from its text alone (empty when nothing in it could touch a dataset);
+    `whole`: every function of it walked, whatever its text (another module hands it datasets)."""
     summary = ModuleSummary(name, path, package, checked)
     summary.text_digest = blake2b(text.encode(), digest_size=8).hexdigest()
-    if _COULD_TOUCH_DATASETS.search(text):
+    if whole or _COULD_TOUCH_DATASETS.search(text):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return summary  # the engine reports what is wrong with it
-        _Reader(summary, text, tree).summarise()
+        _Reader(summary, text, tree, whole).summarise()
     else:
         # Its imports only: what it imports from modules that export datasets is their uses.
         found = _TOP_LEVEL_IMPORT.findall(text)
@@ -233,8 +234,8 @@ class _Reader:
     """One module's summary from its (partial) `ast`, walked once: each function's own nodes (not
     those of functions nested in it) are kept in a list that the questions below iterate."""
 
-    def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module) -> None:
-        self.summary, self.lines, self.tree = summary, text.splitlines(), tree
+    def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module, whole: bool = False) -> None:
+        self.summary, self.lines, self.tree, self.whole = summary, text.splitlines(), tree, whole
         self.defs: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         self.own_functions: set[str] = set()
         self.scopes: dict[str, list[ast.AST]] = {"": []}
@@ -304,7 +305,7 @@ class _Reader:
                 inner = prefix + node.name
                 self.defs.append((inner, node))
                 end = getattr(node, "end_lineno", None) or node.lineno
-                walked = node.name == "__init__" or telling.search("\n".join(lines[node.lineno - 1:end]))
+                walked = self.whole or node.name == "__init__" or telling.search("\n".join(lines[node.lineno - 1:end]))
                 self.scopes[inner] = _own_nodes(node) if walked else []
                 continue
             if isinstance(node, ast.ClassDef) and prefix == "":
@@ -583,6 +584,7 @@ class ProjectIndex:
                     found = index._find_module(full, summary.path, roots)
                     if found is not None and found[1] in index.by_path:
                         index._alias(found[2], index.by_path[found[1]])
+        index._read_wholly_where_handed_datasets()
         index._resolved = {}  # modules and their names are all known: answers may be kept
         index._resolve()
         for summary in index.modules.values():
@@ -598,6 +600,31 @@ class ProjectIndex:
             for exporter in index._imported_exporters(summary):
                 index.consumers.setdefault(exporter, set()).add(summary.name)
         return index
+
+    def _read_wholly_where_handed_datasets(self) -> None:
+        """A function that a call of another module hands datasets, in a module whose text did
+        not look like dataset code (`def split(ds, n): return ds.take(n), ds.skip(n)`): its
+        module is summarised again with every function walked (once; not kept in the store,
+        whose summaries depend on the text alone)."""
+        wholly: set[str] = set()
+        for summary in list(self.modules.values()):
+            for _, target, _, _ in summary.dataset_calls:
+                resolved = self.resolve(target, summary.package)
+                if resolved is None or resolved[0] == summary.name or resolved[0] in wholly:
+                    continue
+                callee = self.modules[resolved[0]]
+                function = callee.functions.get(resolved[1] + (".__init__" if resolved[1] in callee.classes else ""))
+                if function is not None and (function.takes or function.returns):
+                    continue
+                wholly.add(callee.name)
+                source = _source(callee.name, callee.path, None)
+                if source is None:
+                    continue
+                try:
+                    again = summarise(callee.name, callee.package, callee.path, source[1], callee.checked, whole=True)
+                except Exception:  # noqa: BLE001 - as `_made_summary`: left as it was
+                    continue
+                self.modules[callee.name] = again
 
     def _imported_exporters(self, summary: ModuleSummary, classes: bool = False) -> set[str]:
         """The other project modules whose datasets `summary`'s module imports: a name bound to
