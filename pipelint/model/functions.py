@@ -162,8 +162,8 @@ class MappedFunctions(InterpreterState):
         node = home.find(name)
         if isinstance(node, cst.FunctionDef):
             return self._facts_elsewhere(fn, home, node, None, depth, partial)
-        if node is not None:
-            return None  # a class: what its instances do is not in sight here
+        if node is not None or not home.assigns(name):
+            return None  # a class (what its instances do is not in sight here), or a name it imports
         layer = self._foreign_globals(home).get(name)
         if isinstance(layer, ObjectValue) and layer.random:
             return FunctionFacts(True, randomness=fn, stateful_call=fn)

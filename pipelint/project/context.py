@@ -14,6 +14,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from pipelint.model import PipelineModel
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
+from pipelint.model.syntax import blocks_of
 from pipelint.model.values import merge_values
 from pipelint.project.index import ModuleSummary, ProjectIndex
 
@@ -32,6 +33,24 @@ class ForeignModule:
         for node in _imports_of(module):
             self.imports.add(node)
         self._lines: dict[cst.CSTNode, int] | None = None
+        self._assigned: frozenset[str] | None = None
+
+    def assigns(self, name: str) -> bool:
+        """Does the module's top level (or an `if`/`try` there) assign `name` (`flip = ...`)?"""
+        if self._assigned is None:
+            found = set()
+            blocks = [self.module.body]
+            while blocks:
+                for statement in blocks.pop():
+                    if isinstance(statement, cst.SimpleStatementLine):
+                        for small in statement.body:
+                            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) \
+                                else [small.target] if isinstance(small, cst.AnnAssign) else []
+                            found.update(t.value for t in targets if isinstance(t, cst.Name))
+                    elif isinstance(statement, (cst.If, cst.Try)):
+                        blocks.extend(blocks_of(statement))
+            self._assigned = frozenset(found)
+        return name in self._assigned
 
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line `node` starts on (positions are computed once, on first need)."""
