@@ -50,7 +50,7 @@ class MappedFunctions(InterpreterState):
                 inherited = self._inherited_method(frame.cls, fn.attr.value)
                 if inherited is not None:
                     home, cls, method = inherited
-                    return self._facts_elsewhere(fn, home, method, cls, depth, partial)
+                    return self._facts_elsewhere(home, method, cls, depth, partial)
         off: set[cst.CSTNode] = set()
         if instance is not None:
             # A callable object: its `__call__` is the mapped function; a branch on an attribute
@@ -161,7 +161,7 @@ class MappedFunctions(InterpreterState):
         home, name = found
         node = home.find(name)
         if isinstance(node, cst.FunctionDef):
-            return self._facts_elsewhere(fn, home, node, None, depth, partial)
+            return self._facts_elsewhere(home, node, None, depth, partial)
         if node is not None or not home.assigns(name):
             return None  # a class (what its instances do is not in sight here), or a name it imports
         layer = self._foreign_globals(home).get(name)
@@ -171,13 +171,15 @@ class MappedFunctions(InterpreterState):
             return FunctionFacts(True, stateless=True)
         return None
 
-    def _facts_elsewhere(self, fn: cst.BaseExpression, home: object | None, function: cst.FunctionDef,
+    def _facts_elsewhere(self, home: object | None, function: cst.FunctionDef,
                          cls: cst.ClassDef | None, depth: int, partial: bool) -> FunctionFacts:
         """The facts of `function` (of class `cls`), a function or method of module `home` (None:
         this one), judged by its body exactly as a function of this module is."""
+        if home is not None:
+            env = self._foreign_globals(home)
+        else:
+            env = self._module_frame.env if self._module_frame is not None else {}
         with self._in_module(home):
-            env = self._foreign_globals(home) if home is not None else dict(self._module_frame.env) \
-                if self._module_frame is not None else {}
             frame = Frame(env=dict(env), function=None, cls=cls, locals_defs=dict(self.functions), where=home)
             facts = self._function_facts(
                 cst.Attribute(cst.Name("self"), cst.Name(function.name.value)) if cls is not None
