@@ -689,3 +689,26 @@ def test_a_split_in_another_module_returns_datasets_in_a_tuple(tmp_path, reshuff
     assert set(found) == {(6, "PL103"), (7, "PL103")} | ({(4, "PL206")} if not reshuffle else set())
     if not reshuffle:
         assert found[4, "PL206"].endswith("(`take()` in split.py:2; `skip()` in split.py:2)")
+
+
+def test_a_whole_module_import_counts_the_modules_top_level_names_only(tmp_path):
+    # A module that never names TensorFlow is parsed (a syntax error then shows) only when what
+    # it imports holds datasets: a dataset bound at the top level does, a method of a class
+    # (`Loader.load`) of a module imported whole does not (methods abound; their modules' imports
+    # made most of a large package worth parsing).
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "data.py": """
+            import tensorflow as tf
+
+
+            class Loader:
+                def load(self):
+                    return tf.data.TFRecordDataset(["a"]).shuffle(10)
+            """,
+        "exports.py": 'import tensorflow as tf\n\ntrain_ds = tf.data.TFRecordDataset(["a"])\n',
+        "uses_class.py": "import data\n\nprint(data.Loader)\ndef broken(:\n",
+        "uses_dataset.py": "import exports\n\nprint(exports.train_ds)\ndef broken(:\n",
+    })
+    parsed = {os.path.basename(d.path) for d in check_paths([tmp_path], select=["ALL"]) if d.code == "PL001"}
+    assert parsed == {"uses_dataset.py"}

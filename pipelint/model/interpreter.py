@@ -84,7 +84,7 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
             return env
         frame = Frame(env={}, function=None, cls=None, locals_defs=dict(home.functions), where=home, inlined=True)
         self._foreign_envs[home] = frame.env
-        saved = (self._exported_to, self._frame, self._module_frame)
+        saved = (self._exported_to, self._frame, self._module_frame, set(self._called_names))
         self._exported_to = None  # (its names are its own, even while an importer of this one runs)
         try:
             with self._in_module(home):
@@ -94,7 +94,8 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
         except Exception:  # noqa: BLE001 - a module this model cannot run binds what it had bound
             pass
         finally:
-            self._exported_to, self._frame, self._module_frame = saved
+            # (What it calls are its functions, not this module's of the same names.)
+            self._exported_to, self._frame, self._module_frame, self._called_names = saved
             self._foreign_envs[home] = frame.env
         return frame.env
 
