@@ -239,16 +239,6 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
     return not _checkable_codes(codes) and not _trigger_pattern(codes).search(source)
 
 
-_TELLING_CALLS = re.compile(r"\.(cache|shuffle|batch)\(")
-
-
-def _uses_like_a_dataset(source: str) -> bool:
-    """Could a parameter be a dataset by its use (`model.inference`): `.map(` and one of
-    `.cache(`/`.shuffle(`/`.batch(`, or two of those (whatever the rules' triggers say)."""
-    telling = set(_TELLING_CALLS.findall(source))
-    return len(telling) >= 2 or (bool(telling) and ".map(" in source)
-
-
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
                 tree: ast.Module | None = None, project: "ModuleView | None" = None) -> list[Diagnostic]:
     """All diagnostics for one decoded source text, suppressions applied, sorted. `tree`: the
@@ -256,10 +246,10 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     module's view of the project index (calls into other modules are followed)."""
     receives = project is not None and project.receives
     names_tf = _MENTIONS_TF.search(source) is not None
-    if has_skip_file(source) or not (receives or names_tf or may_use_datasets(source)):
+    if has_skip_file(source) or not (receives or names_tf or may_use_datasets(source, names_tf)):
         return []
     # (A module that never names TensorFlow got here by handling datasets it is given.)
-    if not receives and names_tf and not (_could_fire(source, codes) or _uses_like_a_dataset(source)):
+    if not receives and names_tf and not (_could_fire(source, codes) or may_use_datasets(source, names_tf)):
         # No enabled rule can fire here: the file is not parsed at all (like a file that never
         # names TensorFlow), so a syntax error in it is not reported either.
         return _suppressed(source, path, codes, [])
@@ -315,8 +305,8 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
                     path: str) -> list[tuple[Rule, Finding]]:
     """Findings stay in the file that holds the op: those on another module's code go (that
     module's own check reports them). A finding whose dataset went through ops in other modules
-    names them ("shuffled in data.py:15"); one on a parameter taken for a dataset from its use
-    says so."""
+    names them ("shuffled in data.py:15"), as does one whose mapped function is another module's
+    ("`augment` in aug.py:3"); one on a parameter taken for a dataset from its use says so."""
     foreign: set[cst.CSTNode] = set()
     paths_at: dict[cst.CSTNode, list] = {}
     for site in model.op_sites.values():
@@ -340,9 +330,24 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
     for rule, finding in findings:
         if finding.node in foreign:
             continue
-        reported = next((site.op.name for site in model.op_sites.values()
-                         if site.op.name_node is finding.node or site.op.call is finding.node), None)
+        reported_op = next((site.op for site in model.op_sites.values()
+                            if site.op.name_node is finding.node or site.op.call is finding.node), None)
+        reported = reported_op.name if reported_op is not None else None
         notes: list[str] = []
+        # A function of another module mapped by the op reported, or by an op the message names
+        # (`map`): where it is.
+        spoken_of = [op for dataset_path in paths_at.get(finding.node, ()) for op in dataset_path.all_ops()
+                     if f"`{op.name}`" in finding.message]
+        for op in ([reported_op] if reported_op is not None else []) + spoken_of:
+            facts = op.facts
+            if facts.where is not None and facts.function is not None:
+                line = facts.where.line_of(facts.function.name)
+                note = f"`{facts.function.name.value}` in {_display(facts.where.path, here)}:{line}"
+                if note not in notes:
+                    notes.append(note)
+        # The ops of other modules that the message speaks of, besides the one reported: before
+        # it on its paths, or after it (`take`/`skip` in the module that splits what it shuffled).
+        around: list = []
         for dataset_path in paths_at.get(finding.node, ()):
             origin = dataset_path.origin
             if origin.inferred and origin.where is None:
@@ -350,15 +355,17 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
                 note = f"`{name}` is treated as a tf.data dataset from its use"
                 if note not in notes:
                     notes.append(note)
-            for op in dataset_path.all_ops():
-                # The ops of other modules that the message speaks of, besides the one reported.
-                if op.where is None or op.name == reported or not (
-                        f"`{op.name}(" in finding.message or f".{op.name}(" in finding.message):
-                    continue
-                line = op.where.line_of(op.call)
-                note = f"{_DONE.get(op.name, f'`{op.name}()`')} in {_display(op.where.path, here)}:{line}"
-                if note not in notes:
-                    notes.append(note)
+            around.extend(dataset_path.all_ops())
+        if reported_op is not None:
+            around.extend(op for tail in model.continuations(reported_op) for op in tail)
+        for op in around:
+            if op.where is None or op.name == reported or not any(
+                    f"{mark}{op.name}{end}" in finding.message for mark, end in (("`", "("), (".", "("), ("`", "`"))):
+                continue
+            line = op.where.line_of(op.call)
+            note = f"{_DONE.get(op.name, f'`{op.name}()`')} in {_display(op.where.path, here)}:{line}"
+            if note not in notes:
+                notes.append(note)
         if notes:
             finding = replace(finding, message=f"{finding.message} ({'; '.join(notes[:3])})")
         kept.append((rule, finding))

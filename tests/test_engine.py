@@ -45,6 +45,18 @@ def test_file_without_tensorflow_is_not_parsed():
     assert lint_source("def broken(:\n", "plain.py", ALL, None) == []
 
 
+def test_array_module_calls_do_not_make_a_file_worth_parsing():
+    # `np.repeat(` and `np.take(` are a module's functions, not a dataset's methods: a file with
+    # a syntax error and only those is skipped, with or without TensorFlow named (unparsed: no PL001).
+    arrays = "import numpy as np\ny = np.repeat(x, 2)\nz = np.take(y, 1)\ndef broken(:\n"
+    assert lint_source(arrays, "plain.py", ALL, None) == []
+    assert lint_source("import tensorflow as tf\n" + arrays, "plain.py", ALL, None) == []
+    # A parameter used through two dataset methods, one of them telling, is worth the parse.
+    split = "def split(ds):\n    ds = ds.shuffle(8)\n    return ds.take(2), ds.skip(2)\ndef broken(:\n"
+    assert codes(lint_source(split, "plain.py", ALL, None)) == ["PL001"]
+    assert codes(lint_source("import tensorflow as tf\n" + split, "plain.py", ALL, None)) == ["PL001"]
+
+
 @pytest.mark.parametrize("data,reason", [
     (b"import tensorflow\x00\n", "NUL"),
     (b"import tensorflow as tf\nname = '\xff\xfe'\n", "decode"),

@@ -263,3 +263,36 @@ def test_a_function_given_by_name_is_known_only_when_the_catalogue_knows_it():
     assert facts["tf.io.serialize_tensor"].known and facts["tf.io.serialize_tensor"].stateless
     assert facts["rescale"].known and facts["rescale"].stateless
     assert facts["tf.image.random_flip_left_right"].known and facts["tf.image.random_flip_left_right"].randomness
+
+
+def test_keras_applications_preprocess_input_is_stateless():
+    # Keras 3.15.1 applications/imagenet_utils.py: scaling and the ImageNet mean with keras.ops.
+    model = build("""\
+        import tensorflow as tf
+        import keras
+        a = tf.data.Dataset.range(3).map(tf.keras.applications.resnet50.preprocess_input)
+        b = tf.data.Dataset.range(3).map(lambda x, y: (keras.applications.efficientnet.preprocess_input(x), y))
+        c = tf.data.Dataset.range(3).map(tf.keras.applications.resnet50.decode_predictions)
+    """)
+    stateless = [site.op.facts.stateless for site in model.ops("map")]
+    assert stateless == [True, True, False]
+
+
+def test_the_validation_half_of_subset_both_is_not_shuffled():
+    # Keras 3.15.1 utils/image_dataset_utils.py: `val_dataset` is built with shuffle=False.
+    for helper in ("image_dataset_from_directory", "text_dataset_from_directory", "audio_dataset_from_directory"):
+        model = build(f"""\
+            import tensorflow as tf
+            train, val = tf.keras.utils.{helper}("d", validation_split=0.2, subset="both", seed=1)
+            train = train.cache()
+            val = val.cache()
+        """)
+        halves = [sorted(op.name for path in site.prefixes for op in path.all_ops()) for site in model.ops("cache")]
+        assert halves == [["batch", "prefetch", "shuffle"], ["batch", "prefetch"]], helper
+    both = check_source(dedent("""\
+        import tensorflow as tf
+        train, val = tf.keras.utils.image_dataset_from_directory("d", validation_split=0.2, subset="both", seed=1)
+        train = train.cache()
+        val = val.cache()
+    """), "t.py", select=["PL201"])
+    assert [d.line for d in both] == [3]

@@ -609,3 +609,224 @@ def test_a_function_re_exported_by_a_package_init_is_followed_to_its_module(tmp_
         ("train.py", 3, "PL405", "`batch_size` is ignored by `fit` when `x` is a tf.data.Dataset: the dataset's own batching applies; set it with `.batch()` and drop the argument"),
         ("train.py", 4, "PL203", "`shuffle()` after `image_dataset_from_directory`"),
     ]
+
+
+# Issue 18, whole-module imports: a dataset bound at another module's top level, or returned by
+# its function, is followed however the importer names that module; the importer never names
+# TensorFlow (it is checked because it imports datasets).
+_DATA = """
+    import tensorflow as tf
+
+    train_ds = tf.data.TFRecordDataset(["a"]).shuffle(100)
+    plain_ds = tf.data.TFRecordDataset(["b"])
+    BATCH = 32
+
+
+    def make_ds():
+        return tf.data.TFRecordDataset(["c"]).shuffle(100)
+    """
+
+
+@pytest.mark.parametrize("folder,importing,name", [
+    ("", "import data", "data"),  # scripts side by side
+    ("pkg/", "from . import data", "data"),
+    ("pkg/", "import pkg.data as d", "d"),
+])
+def test_a_whole_module_import_reaches_its_datasets_and_functions(tmp_path, folder, importing, name):
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "pkg/__init__.py": "",
+        f"{folder}data.py": _DATA,
+        f"{folder}train.py": f"""
+            {importing}
+
+            a = {name}.train_ds.cache().batch({name}.BATCH)
+            b = {name}.make_ds().cache()
+            c = {name}.plain_ds.cache()
+            """,
+    })
+    found = {(line, code, note) for file, line, code, note in _found(check_paths([tmp_path], select=["PL201"]))
+             if file == "train.py"}
+    assert found == {(3, "PL201", "(shuffled in data.py:3)"), (4, "PL201", "(shuffled in data.py:9)")}
+
+
+def test_a_name_imported_from_a_module_that_binds_a_dataset_is_that_dataset(tmp_path):
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "data.py": _DATA,
+        "train.py": """
+            from data import BATCH, plain_ds, train_ds
+
+            a = train_ds.cache().batch(BATCH)
+            c = plain_ds.cache()
+            """,
+        # imports only a constant of it: nothing here is a dataset
+        "other.py": """
+            from data import BATCH
+
+
+            def finish(rows):
+                return rows.cache().shuffle(BATCH)
+            """,
+    })
+    found = _found(check_paths([tmp_path], select=["PL201", "PL203"]))
+    assert found == {("train.py", 3, "PL201", "(shuffled in data.py:3)")}
+
+
+# Issue 18, map functions of other modules: judged by their bodies exactly as a function of the
+# module that maps them (PL101, PL202, PL106); the finding stays on the map or cache here and
+# names the function's line there.
+_AUG = """
+    import keras
+    import tensorflow as tf
+    from keras import layers
+
+    flip = keras.Sequential([layers.RandomFlip("horizontal"), layers.RandomRotation(0.1)])
+    rescale = layers.Rescaling(1 / 255)
+
+
+    def augment(x, y):
+        return tf.image.random_flip_left_right(x), y
+
+
+    def decode(x, y):
+        return tf.io.decode_png(x), y
+
+
+    def slow(x, y):
+        return tf.py_function(lambda a: a, [x], tf.uint8), y
+
+
+    class Base:
+        def augment(self, x, y):
+            return flip(x), y
+
+        def decode(self, x, y):
+            return rescale(x), y
+    """
+
+
+@pytest.mark.parametrize("importing,prefix", [("from aug import augment, decode, slow", ""),
+                                              ("import aug", "aug.")])
+def test_a_function_mapped_from_another_module_is_judged_by_its_body(tmp_path, importing, prefix):
+    _write(tmp_path, {".git/HEAD": "", "aug.py": _AUG, "train.py": f"""
+        import tensorflow as tf
+        {importing}
+
+        ds = tf.data.TFRecordDataset(["a"])
+        a = ds.map({prefix}augment).cache("c").batch(8).prefetch(1)
+        b = ds.map({prefix}decode).cache("c").batch(8).prefetch(1)
+        c = ds.map({prefix}slow).batch(8).prefetch(1)
+        """})
+    found = {(d.line, d.code, d.message[d.message.rindex("("):]) for d in check_paths([tmp_path], select=["ALL"])}
+    assert found == {(5, "PL101", "(`augment` in aug.py:9)"), (5, "PL202", "(`augment` in aug.py:9)"),
+                     (7, "PL106", "(`slow` in aug.py:17)")}
+
+
+def test_layers_and_methods_of_another_module_are_judged_as_local_ones(tmp_path):
+    _write(tmp_path, {".git/HEAD": "", "aug.py": _AUG, "train.py": """
+        import tensorflow as tf
+        import aug
+        from aug import Base, rescale
+
+
+        class Loader(Base):
+            def make(self, ds):
+                a = ds.map(self.augment).cache("c").batch(8).prefetch(1)
+                b = ds.map(self.decode).cache("c").batch(8).prefetch(1)
+                return a, b
+
+
+        ds = tf.data.TFRecordDataset(["a"])
+        a = ds.map(lambda x, y: (aug.flip(x), y)).cache("c").batch(8).prefetch(1)
+        b = ds.map(lambda x, y: (rescale(x), y)).cache("c").batch(8).prefetch(1)
+        """})
+    found = {(d.line, d.code) for d in check_paths([tmp_path], select=["PL101", "PL202"])}
+    # The random layer made at aug.py's top level (through an inherited method too); the
+    # stateless Rescaling and the inherited method that only rescales are quiet.
+    assert found == {(8, "PL101"), (8, "PL202"), (14, "PL101"), (14, "PL202")}
+
+
+def test_editing_a_module_changes_the_cache_key_of_the_modules_that_import_it(tmp_path):
+    _write(tmp_path, {".git/HEAD": "", "aug.py": _AUG,
+                      "train.py": "import tensorflow as tf\nfrom aug import augment\n\n"
+                                  "ds = tf.data.TFRecordDataset(['a']).map(augment).cache('c')\n"})
+    files = [tmp_path / "aug.py", tmp_path / "train.py"]
+    before = ProjectIndex.build(files).key_of(tmp_path / "train.py")
+    aug = tmp_path / "aug.py"
+    aug.write_text(aug.read_text().replace("tf.image.random_flip_left_right(x)", "x"))
+    assert ProjectIndex.build(files).key_of(tmp_path / "train.py") != before
+
+
+@pytest.mark.parametrize("reshuffle", ["", ", reshuffle_each_iteration=False"])
+def test_a_split_in_another_module_returns_datasets_in_a_tuple(tmp_path, reshuffle):
+    # split.py never names TensorFlow nor any method the index reads as a dataset's by itself:
+    # it is read because train.py hands `split` a dataset; both halves come back as datasets.
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "pyproject.toml": STRICT_PREFETCH_TOML,  # PL103 judges every pipeline, as before TF 2.9
+        "split.py": """
+            def split(ds, n):
+                return ds.take(n), ds.skip(n)
+            """,
+        "train.py": f"""
+            import tensorflow as tf
+            from split import split
+
+            ds = tf.data.TFRecordDataset(["a"]).shuffle(100{reshuffle})
+            train, val = split(ds, 10)
+            train = train.batch(8)
+            val = val.batch(8)
+            model.fit(train, validation_data=val, epochs=3)
+            """,
+    })
+    found = {(d.line, d.code): d.message for d in check_paths([tmp_path], select=["PL103", "PL206"])}
+    # Both halves are batched and fed to `fit` without a prefetch: datasets at the caller.
+    assert set(found) == {(6, "PL103"), (7, "PL103")} | ({(4, "PL206")} if not reshuffle else set())
+    if not reshuffle:
+        assert found[4, "PL206"].endswith("(`take()` in split.py:2; `skip()` in split.py:2)")
+
+
+def test_a_whole_module_import_counts_the_modules_top_level_names_only(tmp_path):
+    # A module that never names TensorFlow is parsed (a syntax error then shows) only when what
+    # it imports holds datasets: a dataset bound at the top level does, a method of a class
+    # (`Loader.load`) of a module imported whole does not (methods abound; their modules' imports
+    # made most of a large package worth parsing).
+    _write(tmp_path, {
+        ".git/HEAD": "",
+        "data.py": """
+            import tensorflow as tf
+
+
+            class Loader:
+                def load(self):
+                    return tf.data.TFRecordDataset(["a"]).shuffle(10)
+            """,
+        "exports.py": 'import tensorflow as tf\n\ntrain_ds = tf.data.TFRecordDataset(["a"])\n',
+        "uses_class.py": "import data\n\nprint(data.Loader)\ndef broken(:\n",
+        "uses_dataset.py": "import exports\n\nprint(exports.train_ds)\ndef broken(:\n",
+    })
+    parsed = {os.path.basename(d.path) for d in check_paths([tmp_path], select=["ALL"]) if d.code == "PL001"}
+    assert parsed == {"uses_dataset.py"}
+
+
+def test_trace_time_randomness_in_a_function_of_another_module_is_reported_on_the_map(tmp_path):
+    _write(tmp_path, {
+        "aug.py": """
+            import numpy as np
+
+            def jitter(x):
+                return x + np.random.normal()
+            """,
+        "train.py": """
+            import tensorflow as tf
+            from aug import jitter
+
+            ds = tf.data.TFRecordDataset("a").map(jitter, num_parallel_calls=4)
+            model.fit(ds.batch(8), epochs=2)
+            """,
+    })
+    (tmp_path / ".git").mkdir()
+    found = [(Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL210"])]
+    assert found == [("train.py", 4, "PL210")]
+    assert "(`jitter` in aug.py:4)" in check_paths([tmp_path], select=["PL210"])[0].message

@@ -137,6 +137,15 @@ HELPER_STEPS: dict[str, tuple[InnerStep, ...]] = {
     "tensorflow_datasets.load": (
         InnerStep("shuffle", "shuffle_files", default=False), InnerStep("batch", "batch_size", default=False, off="None")),
 }
+# `subset="both"` returns (training, validation): the training half as above, the validation half
+# never shuffled, then batched and prefetched alike. Keras 3.15.1 keras/src/utils/
+# image_dataset_utils.py and text_dataset_utils.py build `val_dataset` with `shuffle=False`;
+# audio_dataset_utils.py's `get_training_and_validation_dataset` does too, and `prepare_dataset`
+# prefetches and batches both halves.
+UNSHUFFLED_VALIDATION_HALF = frozenset({
+    "keras.utils.image_dataset_from_directory", "keras.utils.text_dataset_from_directory",
+    "keras.utils.audio_dataset_from_directory",
+})
 
 
 
@@ -236,6 +245,11 @@ STATEFUL_TF_PREFIXES = (
 # update); Rescaling, Resizing and Normalization checked by benchmarks/default_rewrites.py.
 STATELESS_KERAS_LAYERS = frozenset(
     {"Rescaling", "Resizing", "CenterCrop", "Normalization", "Reshape", "Flatten", "Permute"})
+# `keras.applications.<model>.preprocess_input` (and `tensorflow.keras.applications...`): Keras
+# 3.15.1 keras/src/applications/imagenet_utils.py `_preprocess_tensor_input` only scales, flips the
+# channels and subtracts the ImageNet mean with `keras.ops`; the models of convnext.py,
+# efficientnet.py, efficientnet_v2.py and mobilenet_v3.py return their input unchanged.
+_APPLICATIONS = "keras.applications."
 # Python builtins a traced function runs once, while tracing: they put no op into the graph.
 TRACE_TIME_BUILTINS = frozenset(
     {"len", "int", "float", "bool", "str", "tuple", "list", "dict", "range", "isinstance", "zip",
@@ -253,6 +267,8 @@ def is_stateless_name(name: str) -> bool:
     if name.startswith("keras.layers."):
         return name.rsplit(".", 1)[-1] in STATELESS_KERAS_LAYERS
     if name.startswith("keras.ops."):
+        return True
+    if name.startswith(_APPLICATIONS) and name.endswith(".preprocess_input"):
         return True
     return name.startswith("tensorflow.") and not name.startswith(STATEFUL_TF_PREFIXES)
 

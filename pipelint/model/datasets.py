@@ -9,7 +9,9 @@ import re
 
 import libcst as cst
 
-from pipelint.model.catalogue import COMBINERS, DATASET_CONSTRUCTORS, HELPER_STEPS, KERAS_DATASET_HELPERS
+from pipelint.model.catalogue import (
+    COMBINERS, DATASET_CONSTRUCTORS, HELPER_STEPS, KERAS_DATASET_HELPERS, UNSHUFFLED_VALIDATION_HALF,
+)
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.functions import CallCollector
 from pipelint.model.syntax import block_body, find_arg, is_false, literal_int
@@ -156,7 +158,12 @@ class Datasets(InterpreterState):
             subset = find_arg(call, "subset")
             if subset is not None and isinstance(subset.value, cst.SimpleString) and \
                     subset.value.evaluated_value == "both":
-                return Collection((value, value))
+                if qualified not in UNSHUFFLED_VALIDATION_HALF:
+                    return Collection((value, value))
+                # The validation half: the same call, its own origin (kept under the argument).
+                validation = self._origin(call, qualified, key=subset, implicit=tuple(
+                    op for op in origin.implicit_ops if op.name != "shuffle"))
+                return Collection((value, DatasetValue((DatasetPath(validation, ()),))))
             return value
         if qualified == "tensorflow_datasets.builder":
             return TfdsBuilder(call)
@@ -183,14 +190,18 @@ class Datasets(InterpreterState):
                              if not (zipping and p.origin.kind in _SIDE_STREAMS) and p not in paths)
         return DatasetValue(tuple(paths[:MAX_PATHS])) if paths else None
 
-    def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] = (),
-                parameter_of: str | None = None, inferred: bool = False) -> Origin:
-        origin = self._origin_cache.get(node)
+    def _origin(self, node: cst.CSTNode, kind: str, implicit: tuple[Op, ...] | None = None,
+                parameter_of: str | None = None, inferred: bool = False,
+                key: cst.CSTNode | None = None) -> Origin:
+        """The origin made at `node` (one per node, or per `key` where a call makes two);
+        `implicit`: the ops it applies itself, else those the catalogue says a helper applies."""
+        key = node if key is None else key
+        origin = self._origin_cache.get(key)
         if origin is None:
-            if not implicit and isinstance(node, cst.Call):
-                implicit = self._inner_steps(node, kind)
+            if implicit is None:
+                implicit = self._inner_steps(node, kind) if isinstance(node, cst.Call) else ()
             origin = Origin(kind, node, implicit, parameter_of, inferred, self._where)
-            self._origin_cache[node] = origin
+            self._origin_cache[key] = origin
             self.origins.append(origin)
         return origin
 

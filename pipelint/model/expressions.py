@@ -56,7 +56,7 @@ class Expressions(InterpreterState):
                 return LITERALS[expr.value]
             if expr.value in frame.env:
                 return frame.env[expr.value]
-            return self._class_ref(expr)
+            return self._imported_dataset(expr) or self._class_ref(expr)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             inner = self._eval(expr.expression, frame)
             return Constant(not inner.value) if isinstance(inner, Constant) else None
@@ -77,7 +77,7 @@ class Expressions(InterpreterState):
             if expr.attr.value == "optimizer" and isinstance(base, ObjectValue) and base.kind is not None \
                     and not base.kind.startswith(OPTIMIZER_PREFIXES):
                 return self._optimizer_of(base, frame)
-            return self._class_ref(expr)
+            return self._imported_dataset(expr) or self._class_ref(expr)
         if isinstance(expr, cst.Subscript):
             base = self._eval(expr.value, frame)
             for element in expr.slice:
@@ -134,6 +134,19 @@ class Expressions(InterpreterState):
         self._eval_children(expr, frame)
         return None
 
+    def _imported_dataset(self, expr: cst.Name | cst.Attribute) -> DatasetValue | None:
+        """A dataset that another project module's top level binds, named here by an import
+        (`from data import train_ds`; `import data` then `data.train_ds`)."""
+        if self.project is None:
+            return None
+        qualified = self.qualified_name(expr)
+        found = self.project.definition(qualified, dataset=True) if qualified is not None else None
+        if found is None:
+            return None
+        home, name = found
+        value = self._foreign_globals(home).get(name)
+        return value if isinstance(value, DatasetValue) else None
+
     def _eval_children(self, node: cst.CSTNode, frame: Frame) -> None:
         # Fast paths for the common compound expressions; `children` is slow and generic.
         if isinstance(node, (cst.BinaryOperation, cst.BooleanOperation)):
@@ -187,6 +200,8 @@ class Expressions(InterpreterState):
         # Method call on something we can evaluate.
         receiver_value: object = None
         method = func.attr.value if isinstance(func, cst.Attribute) else None
+        if qualified is not None and method in DATASET_METHODS and self._imported_dataset(func.value) is not None:
+            qualified = None  # `train_ds.cache()`, `train_ds` imported from a project module: its method
         if isinstance(func, cst.Attribute) and qualified is None:
             if method in DATASET_METHODS and call not in self._scanned_chain_calls:
                 self._scan_chain_for_evidence(call)

@@ -89,6 +89,8 @@ class InterpreterState:
         #: modules importing them call (`_run_importers`): their callers are known.
         self._returned: dict[str, object] = {}
         self._importers_called: set[str] = set()
+        #: What the top level of each other project module binds (`_foreign_globals`).
+        self._foreign_envs: dict[object, dict[str, object]] = {}
         #: While a module importing this one runs: its names for this module's names.
         self._exported_to: tuple[dict[str, str], frozenset[str]] | None = None
 

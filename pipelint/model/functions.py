@@ -7,6 +7,8 @@ calls inside a function body.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from pipelint.model.catalogue import (
@@ -44,6 +46,11 @@ class MappedFunctions(InterpreterState):
         elif (isinstance(fn, cst.Attribute) and isinstance(fn.value, cst.Name)
               and fn.value.value == "self" and frame.cls is not None):
             body = self.methods.get(frame.cls, {}).get(fn.attr.value)
+            if body is None:
+                inherited = self._inherited_method(frame.cls, fn.attr.value)
+                if inherited is not None:
+                    home, cls, method = inherited
+                    return self._facts_elsewhere(home, method, cls, depth, partial)
         off: set[cst.CSTNode] = set()
         if instance is not None:
             # A callable object: its `__call__` is the mapped function; a branch on an attribute
@@ -52,16 +59,22 @@ class MappedFunctions(InterpreterState):
             if body is not None:
                 off = _switched_off(body, self.methods.get(instance[0], {}).get("__init__"), instance[1])
         if body is None:
-            return self._named_function_facts(fn, frame)
+            return self._project_facts(fn, depth, partial) or self._named_function_facts(fn, frame)
         collector = CallCollector.of(body)
         py_function = None
         randomness: cst.CSTNode | None = None
         stateful_call: cst.CSTNode | None = None
         trace_time_randomness: cst.CSTNode | None = None
         traced = _TracedCalls.of(body, self.qualified_name)
+        where, function = None, None
 
         def absorb(inner: FunctionFacts, call: cst.CSTNode) -> None:
-            nonlocal py_function, randomness, stateful_call, trace_time_randomness
+            nonlocal py_function, randomness, stateful_call, trace_time_randomness, where, function
+            if where is None and inner.where is not None and (
+                    (inner.py_function and not py_function) or (inner.randomness and not randomness)
+                    or (inner.trace_time_randomness and not trace_time_randomness)
+                    or (not inner.stateless and not stateful_call)):
+                where, function = inner.where, inner.function  # its nodes are that module's
             py_function = py_function or inner.py_function
             randomness = randomness or inner.randomness
             trace_time_randomness = trace_time_randomness or inner.trace_time_randomness
@@ -91,6 +104,12 @@ class MappedFunctions(InterpreterState):
                 randomness = call
             elif name is not None:
                 proven = is_stateless_name(name)
+                if not proven and depth < 2:
+                    # `aug.augment(x)`: a function or a layer of another project module.
+                    inner = self._project_facts(call.func, depth + 1)
+                    if inner is not None:
+                        absorb(inner, call)
+                        proven = True  # (absorbed)
             elif isinstance(call.func, cst.Name):
                 bound = frame.env.get(call.func.value)
                 local = call.func.value in self.functions or call.func.value in frame.locals_defs
@@ -108,7 +127,8 @@ class MappedFunctions(InterpreterState):
                 if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                     randomness = call
                 elif (depth < 2 and isinstance(call.func.value, cst.Name) and call.func.value.value == "self"
-                      and frame.cls is not None and call.func.attr.value in self.methods.get(frame.cls, {})):
+                      and frame.cls is not None and (call.func.attr.value in self.methods.get(frame.cls, {})
+                                                     or self._inherited_method(frame.cls, call.func.attr.value))):
                     absorb(self._function_facts(call.func, frame, depth + 1), call)
                     proven = True
                 else:
@@ -137,7 +157,72 @@ class MappedFunctions(InterpreterState):
             stateful_call = randomness  # a random object's name handed to a call
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
-                             trace_time_randomness, self._wrapped_only_waits(py_function))
+                             trace_time_randomness, self._wrapped_only_waits(py_function), where, function)
+
+    def _project_facts(self, fn: cst.BaseExpression, depth: int, partial: bool = False) -> FunctionFacts | None:
+        """`fn` names a function or a layer of another project module (`from aug import augment`,
+        `aug.augment`): the facts of its body, run in that module's names, or of what that
+        module's top level binds the name to (`augment = keras.Sequential([RandomFlip()])`)."""
+        qualified = self.qualified_name(fn) if self.project is not None else None
+        found = self.project.definition(qualified) if qualified is not None else None
+        if found is None:
+            return None
+        home, name = found
+        node = home.find(name)
+        if isinstance(node, cst.FunctionDef):
+            return self._facts_elsewhere(home, node, None, depth, partial)
+        if node is not None or not home.assigns(name):
+            return None  # a class (what its instances do is not in sight here), or a name it imports
+        layer = self._foreign_globals(home).get(name)
+        if isinstance(layer, ObjectValue) and layer.random:
+            return FunctionFacts(True, randomness=fn, stateful_call=fn)
+        if isinstance(layer, ObjectValue) and layer.kind is not None and is_stateless_name(layer.kind):
+            return FunctionFacts(True, stateless=True)
+        return None
+
+    def _facts_elsewhere(self, home: object | None, function: cst.FunctionDef,
+                         cls: cst.ClassDef | None, depth: int, partial: bool) -> FunctionFacts:
+        """The facts of `function` (of class `cls`), a function or method of module `home` (None:
+        this one), judged by its body exactly as a function of this module is."""
+        if home is not None:
+            env = self._foreign_globals(home)
+        else:
+            env = self._module_frame.env if self._module_frame is not None else {}
+        with self._in_module(home):
+            frame = Frame(env=dict(env), function=None, cls=cls, locals_defs=dict(self.functions), where=home)
+            facts = self._function_facts(
+                cst.Attribute(cst.Name("self"), cst.Name(function.name.value)) if cls is not None
+                else cst.Name(function.name.value), frame, depth, partial)
+        if home is None or facts.where is not None:
+            return facts
+        return replace(facts, where=home, function=function)
+
+    def _inherited_method(self, cls: cst.ClassDef, name: str, depth: int = 0
+                          ) -> tuple[object | None, cst.ClassDef, cst.FunctionDef] | None:
+        """Method `name` of a base class of `cls`, of this module or another project module (its
+        module, None for this one; the class; the method)."""
+        for base in cls.bases:
+            base_name = base.value.value if isinstance(base.value, cst.Name) else None
+            local = next((c for c in self.classes if c.name.value == base_name), None) \
+                if base_name in self._local_class_names else None
+            home = None
+            if local is None and self.project is not None:
+                qualified = self.qualified_name(base.value)
+                found = self.project.definition(qualified) if qualified is not None else None
+                if found is not None and isinstance(found[0].find(found[1]), cst.ClassDef):
+                    home, local = found[0], found[0].find(found[1])
+            if local is None:
+                continue
+            methods = home.methods if home is not None else self.methods
+            method = methods.get(local, {}).get(name)
+            if method is not None:
+                return home, local, method
+            if depth < 2:
+                with self._in_module(home):
+                    deeper = self._inherited_method(local, name, depth + 1)
+                if deeper is not None:
+                    return (deeper[0] or home, *deeper[1:])
+        return None
 
     def _named_function_facts(self, fn: cst.BaseExpression, frame: Frame) -> FunctionFacts:
         """A function given by name whose body is not here: a library function (`map(tf.io.decode_png)`)

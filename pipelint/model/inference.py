@@ -15,9 +15,11 @@ import libcst as cst
 from pipelint.model.catalogue import DATASET_METHODS
 from pipelint.model.syntax import all_params
 
-#: Dataset methods that few other Python objects have; one of them must be among the uses.
+#: Dataset methods that few other Python objects have; one of them must be among the uses. Not
+#: `repeat`: `np.repeat(...)`, `tf.repeat(...)` and `keras.ops.repeat(...)` are everywhere, and
+#: counting them made most array code look like dataset code to `may_use_datasets`.
 _TELLING = frozenset({"cache", "shuffle", "batch", "prefetch", "padded_batch", "unbatch", "interleave",
-                      "repeat", "shard", "with_options", "ragged_batch"})
+                      "shard", "with_options", "ragged_batch"})
 
 
 _TELLING_CALL = re.compile(r"\b(\w+)\s*\.\s*(?:" + "|".join(sorted(_TELLING)) + r")\s*\(")
@@ -35,12 +37,14 @@ _OTHER_DATA_LIBRARIES = re.compile(
 _METHOD_CALL = re.compile(r"\b(\w+)\s*\.\s*(\w+)\s*\(")
 
 
-def may_use_datasets(source: str) -> bool:
-    """Could a module that never names TensorFlow handle tf.data datasets it is given (`def
-    split(ds): ds = ds.shuffle(n); return ds.take(k), ds.skip(k)`)? Only when one name gets a
-    telling method and another dataset method, and the module imports no other data library."""
+def may_use_datasets(source: str, names_tf: bool) -> bool:
+    """Could a parameter of this module be a dataset by its use (`dataset_parameters_by_use`), so
+    that the module is worth parsing although no rule's words are in it (`def split(ds): ds =
+    ds.shuffle(n); return ds.take(k), ds.skip(k)`)? Only when one name gets a telling method and
+    another dataset method; a module that never names TensorFlow (`names_tf`) must also import no
+    other data library, whose objects share these method names."""
     receivers = telling_receivers(source)
-    if not receivers or _OTHER_DATA_LIBRARIES.search(source):
+    if not receivers or (not names_tf and _OTHER_DATA_LIBRARIES.search(source)):
         return False
     methods: dict[str, set[str]] = {}
     for name, method in _METHOD_CALL.findall(source):

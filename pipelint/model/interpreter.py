@@ -89,6 +89,30 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
                 self._exported_to = None
                 self._module_frame = top
 
+    def _foreign_globals(self, home: object) -> dict[str, object]:
+        """What the top level of another project module binds, run once per check (its functions
+        are not run on their own): the layers and datasets its names hold, for this module's
+        uses of them. In an import cycle a module sees what the other had bound so far."""
+        env = self._foreign_envs.get(home)
+        if env is not None:
+            return env
+        frame = Frame(env={}, function=None, cls=None, locals_defs=dict(home.functions), where=home, inlined=True)
+        self._foreign_envs[home] = frame.env
+        saved = (self._exported_to, self._frame, self._module_frame, set(self._called_names))
+        self._exported_to = None  # (its names are its own, even while an importer of this one runs)
+        try:
+            with self._in_module(home):
+                self._module_frame = frame
+                for stmt in home.module.body:
+                    self._run_statement(stmt, frame)
+        except Exception:  # noqa: BLE001 - a module this model cannot run binds what it had bound
+            pass
+        finally:
+            # (What it calls are its functions, not this module's of the same names.)
+            self._exported_to, self._frame, self._module_frame, self._called_names = saved
+            self._foreign_envs[home] = frame.env
+        return frame.env
+
     def _exported_call(self, func: cst.BaseExpression) -> str | None:
         """While an importer runs: the function of this module that `func` names, if any."""
         names, wholes = self._exported_to

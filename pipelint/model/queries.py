@@ -180,11 +180,13 @@ class PipelineModel(KerasQueries):
                 return f"{local}.AUTOTUNE"
         return None
 
-    def ops(self, *names: str) -> Iterator[OpSite]:
-        """This module's op sites (ops in other project modules are only on the paths), less those
+    def ops(self, *names: str, elsewhere: bool = False) -> Iterator[OpSite]:
+        """This module's op sites (ops in other project modules are only on the paths; with
+        `elsewhere`, their sites too: a split there of a dataset shuffled here), less those
         whose datasets are built and dropped: nothing ever reads them, so no finding there matters."""
         for site in self.op_sites.values():
-            if (not names or site.op.name in names) and site.op.where is None and not self.dropped(site.op):
+            if (not names or site.op.name in names) and (elsewhere or site.op.where is None) \
+                    and not self.dropped(site.op):
                 yield site
 
     def dropped(self, op: Op) -> bool:

@@ -43,6 +43,11 @@ class FunctionFacts:
     #: The Python function `py_function` wraps only waits (`time.sleep`): the GIL is let go
     #: meanwhile, so parallel calls overlap.
     py_function_only_waits: bool = False
+    #: A function of another project module (mapped by name, or called by the function): that
+    #: module (`pipelint.project.ForeignModule`), whose code may hold the nodes above, and the
+    #: function. The engine names its line in messages; rules never report on its nodes.
+    where: object | None = None
+    function: cst.FunctionDef | None = None
 
 
 @dataclass(eq=False)

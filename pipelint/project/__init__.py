@@ -6,7 +6,7 @@ run with CPython's `ast` -- module names as Python would import them, and a summ
 the functions and methods that return datasets or take them, and of the calls that hand datasets
 to other project modules. `context` (libcst, in each worker process): `ProjectContext` parses a
 module only when a check calls into it, and gives each checked module its `ModuleView` (the
-interpreter's way into the others: `lookup` and `seeds`).
+interpreter's way into the others: `lookup`, `definition` and `seeds`).
 """
 from pipelint.project.index import ModuleSummary, ProjectIndex
 

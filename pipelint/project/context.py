@@ -14,6 +14,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from pipelint.model import PipelineModel
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
+from pipelint.model.syntax import blocks_of
 from pipelint.model.values import merge_values
 from pipelint.project.index import ModuleSummary, ProjectIndex
 
@@ -32,6 +33,24 @@ class ForeignModule:
         for node in _imports_of(module):
             self.imports.add(node)
         self._lines: dict[cst.CSTNode, int] | None = None
+        self._assigned: frozenset[str] | None = None
+
+    def assigns(self, name: str) -> bool:
+        """Does the module's top level (or an `if`/`try` there) assign `name` (`flip = ...`)?"""
+        if self._assigned is None:
+            found = set()
+            blocks = [self.module.body]
+            while blocks:
+                for statement in blocks.pop():
+                    if isinstance(statement, cst.SimpleStatementLine):
+                        for small in statement.body:
+                            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) \
+                                else [small.target] if isinstance(small, cst.AnnAssign) else []
+                            found.update(t.value for t in targets if isinstance(t, cst.Name))
+                    elif isinstance(statement, (cst.If, cst.Try)):
+                        blocks.extend(blocks_of(statement))
+            self._assigned = frozenset(found)
+        return name in self._assigned
 
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line `node` starts on (positions are computed once, on first need)."""
@@ -119,6 +138,21 @@ class ModuleView:
             return None
         node = foreign.find(attribute)
         return (foreign, node) if node is not None else None
+
+    def definition(self, qualified: str, dataset: bool = False) -> tuple[ForeignModule, str] | None:
+        """Another project module and the top-level name of it that `qualified` names (a
+        function, a class, a name its top level binds), whatever it returns: a function mapped
+        here, a layer built there; with `dataset`, only a name its top level binds to a dataset
+        (`train_ds`, as the index says)."""
+        index = self.context.index
+        resolved = index.resolve(qualified, self.package)
+        if resolved is None or resolved[0] == self.name or "." in resolved[1]:
+            return None
+        if dataset and not (resolved[1] in index.modules[resolved[0]].exports
+                            and index.exports_dataset(index.modules[resolved[0]], resolved[1])):
+            return None
+        foreign = self.context.foreign(resolved[0])
+        return (foreign, resolved[1]) if foreign is not None else None
 
     def method(self, qualified: str, carries: bool) -> tuple[ForeignModule, cst.ClassDef, cst.FunctionDef] | None:
         """`pkg.mod.Class.method` of another project module, when worth following."""

@@ -36,6 +36,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from pipelint.project.graphs import strongly_connected_components
+
 try:  # as in pipelint.cache: blake2b without hashlib's OpenSSL import
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover
@@ -169,18 +171,19 @@ def _dotted(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def summarise(name: str, package: str, path: str, text: str, checked: bool) -> ModuleSummary:
-    """A module's summary from its text alone (empty when nothing in it could touch a dataset)."""
+def summarise(name: str, package: str, path: str, text: str, checked: bool, whole: bool = False) -> ModuleSummary:
+    """A module's summary from its text alone (empty when nothing in it could touch a dataset);
+    `whole`: every function of it walked, whatever its text (another module hands it datasets)."""
     summary = ModuleSummary(name, path, package, checked)
     summary.text_digest = blake2b(text.encode(), digest_size=8).hexdigest()
-    if _COULD_TOUCH_DATASETS.search(text):
+    if whole or _COULD_TOUCH_DATASETS.search(text):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return summary  # the engine reports what is wrong with it
-        _Reader(summary, text, tree).summarise()
+        _Reader(summary, text, tree, whole).summarise()
     else:
         # Its imports only: what it imports from modules that export datasets is their uses.
         found = _TOP_LEVEL_IMPORT.findall(text)
@@ -232,8 +235,8 @@ class _Reader:
     """One module's summary from its (partial) `ast`, walked once: each function's own nodes (not
     those of functions nested in it) are kept in a list that the questions below iterate."""
 
-    def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module) -> None:
-        self.summary, self.lines, self.tree = summary, text.splitlines(), tree
+    def __init__(self, summary: ModuleSummary, text: str, tree: ast.Module, whole: bool = False) -> None:
+        self.summary, self.lines, self.tree, self.whole = summary, text.splitlines(), tree, whole
         self.defs: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         self.own_functions: set[str] = set()
         self.scopes: dict[str, list[ast.AST]] = {"": []}
@@ -303,7 +306,7 @@ class _Reader:
                 inner = prefix + node.name
                 self.defs.append((inner, node))
                 end = getattr(node, "end_lineno", None) or node.lineno
-                walked = node.name == "__init__" or telling.search("\n".join(lines[node.lineno - 1:end]))
+                walked = self.whole or node.name == "__init__" or telling.search("\n".join(lines[node.lineno - 1:end]))
                 self.scopes[inner] = _own_nodes(node) if walked else []
                 continue
             if isinstance(node, ast.ClassDef) and prefix == "":
@@ -516,6 +519,8 @@ class ProjectIndex:
         self._resolved: dict[tuple[str, str], tuple[str, str] | None] | None = None
         #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
         self._reach: dict[str, str] | None = None
+        #: Module -> the project modules it imports (`key_of`), with `_reach`.
+        self._imported: dict[str, list[str]] = {}
 
     # ---- building
 
@@ -580,6 +585,7 @@ class ProjectIndex:
                     found = index._find_module(full, summary.path, roots)
                     if found is not None and found[1] in index.by_path:
                         index._alias(found[2], index.by_path[found[1]])
+        index._read_wholly_where_handed_datasets()
         index._resolved = {}  # modules and their names are all known: answers may be kept
         index._resolve()
         for summary in index.modules.values():
@@ -596,20 +602,50 @@ class ProjectIndex:
                 index.consumers.setdefault(exporter, set()).add(summary.name)
         return index
 
-    def _imported_exporters(self, summary: ModuleSummary) -> set[str]:
+    def _read_wholly_where_handed_datasets(self) -> None:
+        """A function that a call of another module hands datasets, in a module whose text did
+        not look like dataset code (`def split(ds, n): return ds.take(n), ds.skip(n)`): its
+        module is summarised again with every function walked (once; not kept in the store,
+        whose summaries depend on the text alone)."""
+        wholly: set[str] = set()
+        for summary in list(self.modules.values()):
+            for _, target, _, _ in summary.dataset_calls:
+                resolved = self.resolve(target, summary.package)
+                if resolved is None or resolved[0] == summary.name or resolved[0] in wholly:
+                    continue
+                callee = self.modules[resolved[0]]
+                function = callee.functions.get(resolved[1] + (".__init__" if resolved[1] in callee.classes else ""))
+                if function is not None and (function.takes or function.returns):
+                    continue
+                wholly.add(callee.name)
+                source = _source(callee.name, callee.path, None)
+                if source is None:
+                    continue
+                try:
+                    again = summarise(callee.name, callee.package, callee.path, source[1], callee.checked, whole=True)
+                except Exception:  # noqa: BLE001 - as `_made_summary`: left as it was
+                    continue
+                self.modules[callee.name] = again
+
+    def _imported_exporters(self, summary: ModuleSummary, classes: bool = False) -> set[str]:
         """The other project modules whose datasets `summary`'s module imports: a name bound to
-        one, a function returning one, or the whole module (`import data`, `from data import *`)."""
+        one, a function returning one, or the whole module (`import data`, `from data import *`:
+        its top-level names, not its classes' methods); with `classes`, also a class imported by
+        name whose methods return datasets (`Loader().load()`)."""
         found = set()
         for local, full in summary.imports.items():
-            whole = local.startswith("*")
-            resolved = self.resolve(full + ".x" if whole else full, summary.package)
+            as_module = self.resolve(full + ".x", summary.package)
+            whole = local.startswith("*") or (as_module is not None and as_module[1] == "x")
+            resolved = as_module if whole else self.resolve(full, summary.package)
             if resolved is None or resolved[0] == summary.name:
                 continue
             module = self.modules[resolved[0]]
-            if not whole and resolved[1] != "x" and "." not in resolved[1]:
+            if whole:
+                names = [*module.exports, *(name for name in module.functions if "." not in name)]
+            elif "." not in resolved[1]:
                 names = [resolved[1]]
-            elif whole or self.resolve(full + ".x", summary.package) == resolved:
-                names = [*module.exports, *module.functions]
+                if classes and resolved[1] in module.classes:
+                    names += [name for name in module.functions if name.startswith(resolved[1] + ".")]
             else:
                 continue
             if any(self.exports_dataset(module, name) for name in names):
@@ -807,17 +843,9 @@ class ProjectIndex:
         return function is not None and function.returns_dataset
 
     def receives_datasets(self, name: str) -> bool:
-        """Do other project modules hand this one datasets: to its functions, or as what their
-        functions it imports return?"""
-        if self.callers.get(name):
-            return True
-        summary = self.modules[name]
-        for full in summary.imports.values():
-            resolved = self.resolve(full + ".x", summary.package)
-            if resolved is not None and resolved[0] != name and any(
-                    f.returns_dataset for f in self.modules[resolved[0]].functions.values()):
-                return True
-        return False
+        """Do other project modules hand this one datasets: to its functions, or as what it
+        imports from them (`_imported_exporters`)?"""
+        return bool(self.callers.get(name)) or bool(self._imported_exporters(self.modules[name], classes=True))
 
     def calling_functions(self, caller: str, callee: str) -> frozenset[str]:
         """The functions of `caller` ("" for its module level) that hand `callee` datasets."""
@@ -844,26 +872,30 @@ class ProjectIndex:
     def key_of(self, path: str | os.PathLike) -> bytes:
         """What a file's findings depend on in other modules, for its cache key: the summaries
         of the project modules it imports (and theirs, and its own), of the modules that hand it
-        datasets, and of what those import; and the whole text of the modules that import its
-        datasets (their uses of them are its datasets' consumers)."""
+        datasets, and of what those import; the whole text of the modules it imports (the
+        functions it maps and the layers it calls are judged by their bodies, which no summary
+        holds) and of the modules that import its datasets (their uses of them are its
+        datasets' consumers)."""
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
         if self._reach is None:
-            self._reach = self._reach_digests()
+            self._reach, self._imported = self._reach_digests()
         reach = self._reach
         return "\0".join(
             [reach[name],
+             *(f"{other}~{self.modules[other].text_digest}" for other in self._imported[name]),
              *(f"{other}={reach[other]}" for other in sorted(self.callers.get(name, ()))),
              *(f"{other}~{self.modules[other].text_digest}={reach[other]}"
                for other in sorted(self.consumers.get(name, ())))]
         ).encode()
 
-    def _reach_digests(self) -> dict[str, str]:
+    def _reach_digests(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         """Per module, one digest of the summaries of every module it reaches by imports, itself
         included: each strongly connected component of the import graph is hashed once, from its
-        members' summaries and the digests of the components it imports (Tarjan's algorithm
-        finishes a component after all those it reaches), instead of a search per module."""
+        members' summaries and the digests of the components it imports (each component comes
+        after all those it reaches), instead of a search per module; and the project modules
+        each module imports."""
         edges: dict[str, list[str]] = {}
         for name, summary in self.modules.items():
             found = set()
@@ -874,48 +906,15 @@ class ProjectIndex:
                     found.add(resolved[0])
             edges[name] = sorted(found)
         digests: dict[str, str] = {}
-        order: dict[str, int] = {}
-        low: dict[str, int] = {}
-        on_stack: set[str] = set()
-        stack: list[str] = []
-        for root in sorted(edges):
-            if root in order:
-                continue
-            work = [(root, 0)]
-            while work:
-                node, position = work.pop()
-                if position == 0:
-                    order[node] = low[node] = len(order)
-                    stack.append(node)
-                    on_stack.add(node)
-                targets = edges[node]
-                if position < len(targets):
-                    work.append((node, position + 1))
-                    target = targets[position]
-                    if target not in order:
-                        work.append((target, 0))
-                    elif target in on_stack:
-                        low[node] = min(low[node], order[target])
-                    continue
-                if work:
-                    parent = work[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == order[node]:
-                    members = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        members.append(member)
-                        if member == node:
-                            break
-                    inside = set(members)
-                    digest = blake2b(digest_size=16)
-                    for member in sorted(members):
-                        digest.update(f"{member}={self.modules[member].digest}\0".encode())
-                    for below in sorted({digests[t] for m in members for t in edges[m] if t not in inside}):
-                        digest.update(f"<{below}\0".encode())
-                    digests.update(dict.fromkeys(members, digest.hexdigest()))
-        return digests
+        for members in strongly_connected_components(edges):
+            inside = set(members)
+            digest = blake2b(digest_size=16)
+            for member in members:
+                digest.update(f"{member}={self.modules[member].digest}\0".encode())
+            for below in sorted({digests[t] for m in members for t in edges[m] if t not in inside}):
+                digest.update(f"<{below}\0".encode())
+            digests.update(dict.fromkeys(members, digest.hexdigest()))
+        return digests, edges
 
 
 def _package(name: str, absolute: str) -> str:

@@ -19,7 +19,8 @@ class PyFunctionInMap(Rule):
 Flags `map`, `interleave`, `flat_map` and `filter` calls whose function (a lambda, a local
 `def`, a `functools.partial` of one, or a helper it calls) uses `tf.py_function`,
 `tf.numpy_function` or `tf.compat.v1.py_func`. The finding sits on the `py_function` call, where
-the rewrite goes, once however many pipelines map that function. A Python function that only
+the rewrite goes, once however many pipelines map that function; for a function of another
+project module, on the `map` here, naming the function's line there. A Python function that only
 sleeps (`time.sleep`, a stand-in for I/O) is not flagged: it lets the GIL go while it waits.
 
 ## Why is this bad?
@@ -176,7 +177,9 @@ No automatic fix.
             reported.add(id(call))
             name = _SHORT_NAMES.get(ctx.model.qualified_name(call.func) or "", "tf.py_function")
             ctx.report(
-                call.func,
+                # A function of another project module: on the map here (that module's own check
+                # sees no map of it); the engine adds where the function is.
+                call.func if site.op.facts.where is None else site.op.name_node,
                 f"`{name}` in the `{site.op.name}` function runs Python under the GIL, serially "
                 "whatever `num_parallel_calls` says; use TensorFlow ops instead",
             )

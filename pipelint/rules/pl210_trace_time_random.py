@@ -145,7 +145,8 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
             reported.add(id(call))
             name = " ".join(ctx.model.node_code(call.func).split())
             ctx.report(
-                call.func,
+                # A function of another project module: on the map here; the engine adds where it is.
+                call.func if site.op.facts.where is None else site.op.name_node,
                 f"`{name}` in the `{site.op.name}` function runs once, while tf.data traces it: every "
                 "element gets the same value; draw with `tf.random` ops instead",
             )
