@@ -829,4 +829,4 @@ def test_trace_time_randomness_in_a_function_of_another_module_is_reported_on_th
     (tmp_path / ".git").mkdir()
     found = [(Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL210"])]
     assert found == [("train.py", 4, "PL210")]
-    assert "(`jitter` in aug.py:4)" in check_paths([tmp_path], select=["PL210"])[0].message
+    assert "(`jitter` in aug.py:3)" in check_paths([tmp_path], select=["PL210"])[0].message
