@@ -41,17 +41,31 @@ _SWITCHES_OFF = {
 
 
 def names_only_bound_or_chained(source: str) -> set[str]:
-    """The names whose every mention is `name = ...`, `for name in ...` or `name.<dataset method>(`."""
+    """The names whose every mention is `name = ...`, `for name in ...`, `name.<dataset method>(`
+    or an import (`from data import name`, then `name = name.cache()`)."""
     try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
-                  if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
-                                    tokenize.DEDENT)]
+        every = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
         return set()
+    imported: set[tuple[int, int]] = set()  # where the names of import statements are
+    starts, in_import = True, False
+    for token in every:
+        if token.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT) or token.string == ";":
+            starts, in_import = True, False
+            continue
+        if token.type in (tokenize.NL, tokenize.COMMENT):
+            continue
+        if starts and token.type == tokenize.NAME and token.string in ("import", "from"):
+            in_import = True
+        elif in_import and token.type == tokenize.NAME:
+            imported.add(token.start)
+        starts = False
+    tokens = [t for t in every if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                                                 tokenize.DEDENT)]
     seen: set[str] = set()
     used: set[str] = set()
     for index, token in enumerate(tokens):
-        if token.type != tokenize.NAME:
+        if token.type != tokenize.NAME or token.start in imported:
             continue
         seen.add(token.string)
         after = [t.string for t in tokens[index + 1:index + 4]]
@@ -239,12 +253,14 @@ class PipelineModel(KerasQueries):
 
     def _read_elsewhere(self, name: str) -> bool:
         """May another module read this module-level name? When project modules import this one,
-        only if one of them imports it or reads it through the whole module. When none does, it
-        may be run or imported from outside the project, so yes, except for a loop variable
-        rebound here, which nobody means to import."""
+        only if one of them imports it or reads it through the whole module. When none does, yes,
+        unless the module is a script of the project, or the name a loop variable rebound here."""
         read = read_by_importers(self.project, name)
         if read is None:
-            return self.project is None or not self._is_loop_variable(name)
+            # Nobody in the project imports this module. A script of the project (it imports the
+            # project's modules) runs from the top: what it never reads is dead; a lone file may
+            # be imported from outside.
+            return self.project is None or not (self._is_loop_variable(name) or self.project.imports_the_project())
         return read
 
     def _names_never_used(self) -> set[str]:

@@ -119,6 +119,14 @@ class ModuleView:
         #: In that run, the only functions whose own bodies run: those that make the calls.
         self.functions = functions
 
+    def imports_the_project(self) -> bool:
+        """Does this module import another project module (a script of the project, when none
+        imports it)?"""
+        index = self.context.index
+        summary = index.modules[self.name]
+        return any((found := index.resolve(full + ".x", summary.package) or index.resolve(full, summary.package))
+                   is not None and found[0] != self.name for full in summary.imports.values())
+
     def runs(self, qualified: str) -> bool:
         """Is the body of this module's function `qualified` (`f`, `Class.method`) run on its own?"""
         return self.functions is None or qualified in self.functions
