@@ -298,6 +298,7 @@ def test_scripts_in_directories_of_their_own_import_their_own_siblings(tmp_path)
                 import data
 
                 ds = data.load(["x.tfrecord"]).cache()
+                model.fit(ds, epochs=2)
                 """,
         })
     (tmp_path / ".git").mkdir()
@@ -643,6 +644,9 @@ def test_a_whole_module_import_reaches_its_datasets_and_functions(tmp_path, fold
             a = {name}.train_ds.cache().batch({name}.BATCH)
             b = {name}.make_ds().cache()
             c = {name}.plain_ds.cache()
+            model.fit(a)
+            model.fit(b)
+            model.fit(c)
             """,
     })
     found = {(line, code, note) for file, line, code, note in _found(check_paths([tmp_path], select=["PL201"]))
@@ -659,6 +663,8 @@ def test_a_name_imported_from_a_module_that_binds_a_dataset_is_that_dataset(tmp_
 
             a = train_ds.cache().batch(BATCH)
             c = plain_ds.cache()
+            model.fit(a)
+            model.fit(c)
             """,
         # imports only a constant of it: nothing here is a dataset
         "other.py": """
@@ -717,6 +723,9 @@ def test_a_function_mapped_from_another_module_is_judged_by_its_body(tmp_path, i
         a = ds.map({prefix}augment).cache("c").batch(8).prefetch(1)
         b = ds.map({prefix}decode).cache("c").batch(8).prefetch(1)
         c = ds.map({prefix}slow).batch(8).prefetch(1)
+        model.fit(a)
+        model.fit(b)
+        model.fit(c)
         """})
     found = {(d.line, d.code, d.message[d.message.rindex("("):]) for d in check_paths([tmp_path], select=["ALL"])}
     assert found == {(5, "PL101", "(`augment` in aug.py:9)"), (5, "PL202", "(`augment` in aug.py:9)"),
