@@ -12,6 +12,7 @@ import statistics
 import sys
 import time
 import weakref
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,13 +25,70 @@ from pipelint.profiler.measure.timeline import RunTimelines
 log = logging.getLogger("pipelint")
 
 
-@dataclass
+#: A pipeline's model reads are kept raw (the proto tf.data returns) and aligned with its chain only
+#: when a reader asks; past this many unaligned reads of one pipeline they are aligned at once, so a
+#: job that is never reported on (a long run, no live warning) keeps bounded memory.
+MAX_UNALIGNED_READS = 256
+
+
 class Pipeline:
-    key: int
-    ops: list[Op]
-    snapshots: dict[int, list[Stage]] = field(default_factory=dict)  # by iterator id
-    iterators: int = 0
-    lifetimes: dict[int, float] = field(default_factory=dict)  # by iterator id: created -> last read (s)
+    """One dataset iterated during the session, and what its iterators' model reads said.
+
+    Describing the chain (`ops`: a graph walk and a `cardinality()` per map) and aligning the reads
+    with it (`snapshots`) cost tens of µs to ms; neither is done on the training thread while it
+    trains. The dataset is held until it is described (at the latest when the session finishes),
+    so that its chain is still there to walk; then only the description is kept.
+    """
+
+    def __init__(self, key: int, dataset: Any, session: "Session"):
+        self.key = key
+        self.iterators = 0
+        self.lifetimes: dict[int, float] = {}  # by iterator id: created -> last read (s)
+        self._dataset = dataset
+        self._session = session
+        self._ops: list[Op] | None = None
+        self._snapshots: dict[int, list[Stage]] = {}  # by iterator id: the aligned reads, folded
+        self._reads: list[tuple[int, Any]] = []  # (iterator id, proto) not aligned yet, oldest first
+
+    @property
+    def described(self) -> bool:
+        return self._ops is not None
+
+    @property
+    def ops(self) -> list[Op]:
+        """The Python chain of ops, outermost first (described on first use)."""
+        if self._ops is None:
+            dataset, self._dataset = self._dataset, None
+            try:
+                self._ops = self._session.chain_of(dataset)
+            except Exception as exc:
+                self._ops = []
+                self._session.fail("describing a pipeline", exc)
+        return self._ops
+
+    def add_read(self, iterator_id: int, proto: Any) -> None:
+        self._reads.append((iterator_id, proto))
+        if len(self._reads) > MAX_UNALIGNED_READS:
+            self.align_reads()
+
+    def align_reads(self) -> None:
+        """Align the raw reads with the chain, in the order they were taken (`update` keeps what an
+        earlier read saw and a later one no longer reports, so the order matters)."""
+        reads, self._reads = self._reads, []
+        ops, snaps = self.ops, self._snapshots
+        try:
+            for iterator_id, proto in reads:
+                chain, side, _gaps = parse_proto(proto)
+                snaps[iterator_id] = update(snaps.get(iterator_id), align(ops, chain, side))
+        except Exception as exc:
+            self._session.fail("get_model_proto", exc)
+
+    @property
+    def snapshots(self) -> dict[int, list[Stage]]:
+        """Each iterator's stages as its reads so far say (by iterator id)."""
+        if self._reads:
+            self.align_reads()
+        return self._snapshots
 
     def elapsed(self) -> float:
         """Seconds its iterators ran, up to their last model read: a stage cannot work longer
@@ -88,7 +146,7 @@ class FitState:
     depth: int = 0  # > 0 while inside fit: custom-loop timing of its iterators is not a loop
     iterators: list[IterRecord] = field(default_factory=list)
     epoch_first: int = 0  # index into Session.iter_records where the current epoch's iterators start
-    pending: list[float] = field(default_factory=list)  # step times (s) not yet split into wait/work
+    pending: array = field(default_factory=lambda: array("d"))  # step times (s) not yet split into wait/work
     gaps: list[int] = field(default_factory=list)  # the last gap times read (µs), for a gone iterator
     steps: int = 0
     epochs: int = 0  # the most epochs a fit call of this session was asked for
@@ -102,12 +160,17 @@ class StepLimitReached(BaseException):
 
 
 #: A custom loop's model reads (every `sample_every` steps, and at steps 1, 2, 4, ...) may take at
-#: most this share of the session's wall time: a read plus its alignment costs ~0.2 ms, which a
-#: fast loop (sub-ms steps) would otherwise pay every 50 steps. The counters read are cumulative,
-#: so a skipped read loses nothing that a later one does not see; the reads at an iterator's end
-#: and at the session's end, and fit's every `sample_every` steps (its wait estimate needs the
-#: gaps of those steps), are always taken; fit's early reads (steps 1, 2, 4, ...) are budgeted.
+#: most this share of the wall time since the session's first iterator (not since install: the
+#: time spent building the model must not buy reads). A read (kept raw, aligned at report time)
+#: costs tens of µs, which a fast loop (sub-ms steps) would otherwise pay every 50 steps. The
+#: counters read are cumulative, so a skipped read loses nothing that a later one does not see;
+#: the reads at an iterator's end and at the session's end, and fit's every `sample_every` steps
+#: (its wait estimate needs the gaps of those steps), are always taken; fit's early reads (steps
+#: 1, 2, 4, ...) are budgeted.
 READ_BUDGET = 0.005
+#: Datasets held for a later description (`Pipeline`) at most: past it the oldest is described at
+#: once, so a job that makes a new dataset per epoch does not keep them all alive.
+MAX_UNDESCRIBED = 8
 
 
 class Session:
@@ -137,6 +200,8 @@ class Session:
         self.installs = 0  # nesting count of install() calls (hooks)
         self.t_start = time.perf_counter()
         self.read_s = 0.0  # seconds spent reading tf.data's model (see READ_BUDGET)
+        self.t_first_iterator: float | None = None  # when the first iterator was made (READ_BUDGET)
+        self._undescribed: list[Pipeline] = []  # pipelines holding their dataset, oldest first
         self.cpu_start = cpu_seconds()
         self.host_cpu = HostCpu()  # system-wide load of this process's cores (data_service section)
         self.t_end: float | None = None
@@ -178,6 +243,7 @@ class Session:
             except Exception as exc:
                 self.fail("Keras callback", exc)
             self.sample_all()
+            self.describe_pipelines()
             for rec in self.iter_records:
                 if rec.stats.cpu0 is not None and rec.ref() is not None:
                     rec.stats.track()
@@ -243,13 +309,18 @@ class Session:
 
     # -- iterators --------------------------------------------------------------------------------
     def register_iterator(self, ds: Any, it: Any) -> IterRecord:
+        if self.t_first_iterator is None:
+            self.t_first_iterator = time.perf_counter()
         key = id(ds)
         pipe = self.pipelines.get(key)
         ref = self._pipeline_refs.get(key)
         if pipe is None or ref is None or ref() is not ds:
-            pipe = Pipeline(key, self.chain_of(ds))
+            pipe = Pipeline(key, ds, self)  # described later: see Pipeline
             self.pipelines[key] = pipe
             self._pipeline_refs[key] = weakref.ref(ds)
+            self._undescribed.append(pipe)
+            if len(self._undescribed) > MAX_UNDESCRIBED:
+                self.describe_pipelines(keep=MAX_UNDESCRIBED)
         pipe.iterators += 1
         rec = IterRecord(self, pipe, it)
         self.iter_records.append(rec)
@@ -257,23 +328,28 @@ class Session:
             self.iter_records = [r for r in self.iter_records if r.ref() is not None]
         return rec
 
-    def sample(self, rec: IterRecord, budgeted: bool = False) -> list[int]:
-        """Snapshot one iterator's autotune model. Returns the gap times (µs) it reported.
-        `budgeted`: skip the read while reads have taken more than READ_BUDGET of the wall time."""
+    def describe_pipelines(self, keep: int = 0) -> None:
+        """Describe the chains of the pipelines still holding their dataset, all but the `keep` newest."""
+        while len(self._undescribed) > keep:
+            self._undescribed.pop(0).ops
+
+    def sample(self, rec: IterRecord, budgeted: bool = False, gaps: bool = False) -> list[int]:
+        """Read one iterator's autotune model; the proto is kept raw (`Pipeline.add_read`) and
+        aligned with the chain when the report asks. Returns the gap times (µs) it reported when
+        `gaps` is set (fit's wait estimate), else []. `budgeted`: skip the read while reads have
+        taken more than READ_BUDGET of the wall time since the first iterator."""
         it = rec.ref()
         if it is None or self.disabled:
             return []
         t0 = time.perf_counter()
-        if budgeted and self.read_s > READ_BUDGET * (t0 - self.t_start):
+        if budgeted and self.read_s > READ_BUDGET * (t0 - (self.t_first_iterator or self.t_start)):
             return []
         import tensorflow as tf
         try:
             proto = tf.data.experimental.get_model_proto(it)
-            chain, side, gaps = parse_proto(proto)
-            snaps = rec.pipeline.snapshots
-            snaps[id(rec)] = update(snaps.get(id(rec)), align(rec.pipeline.ops, chain, side))
+            rec.pipeline.add_read(id(rec), proto)
             rec.pipeline.lifetimes[id(rec)] = time.perf_counter() - rec.born
-            return gaps
+            return list(proto.gap_times) if gaps else []
         except Exception as exc:
             if "model" in str(exc).lower() and "not" in str(exc).lower():
                 return []  # autotune off for this pipeline: nothing to read, not an error
@@ -358,7 +434,8 @@ class Session:
         f = self.fit
         if f.pending and f.stats.cpu0 is not None:
             f.stats.track()
-        pending, f.pending = f.pending, []
+        pending = f.pending.tolist()
+        del f.pending[:]
         gaps = self._read_fit_gaps() or f.gaps  # the iterator may be gone (interrupted fit)
         if not pending:
             return
@@ -380,7 +457,7 @@ class Session:
         gaps: list[int] = []
         for rec in self.fit.iterators:
             if rec.ref() is not None and not self.disabled:
-                g = self.sample(rec, budgeted)
+                g = self.sample(rec, budgeted, gaps=True)
                 if len(g) > len(gaps):
                     gaps = g
         if gaps:
