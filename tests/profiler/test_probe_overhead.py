@@ -43,6 +43,7 @@ def test_a_custom_loop_step_keeps_no_object():
     session = Session(sample_every=50, live_warnings=False)
     it = _Iterator()
     rec = IterRecord(session, Pipeline(1, None, session), it)
+    session.iter_records.append(rec)
     del it  # gone: the scheduled model reads find no iterator and read nothing (no TensorFlow here)
     clock = [0.0]
 
@@ -55,7 +56,7 @@ def test_a_custom_loop_step_keeps_no_object():
     # 6000 steps fill the timeline past its 4000 points once: coarsening is part of what is measured.
     assert _kept_per_step(run, 6000, 20000) < 0.001
     assert rec.stats.steps == 26000 - IterRecord.WARMUP
-    timeline = session.timelines.loops[1]
+    timeline = session.timelines.primary()  # the steps reach the timeline when it is read
     assert sum(timeline.to_dict()["steps_per_point"]) == 26000 and len(timeline) <= timeline.max_points
 
 
@@ -126,3 +127,28 @@ def test_reads_are_aligned_and_the_chain_described_only_when_a_reader_asks():
         each = stages(True, mp)
     assert deferred == each
     assert ("range", "range", 400, 400, 0) in deferred
+
+
+def test_a_loops_timeline_is_fed_from_its_steps_as_if_added_one_by_one():
+    session = Session(sample_every=50, live_warnings=False)
+    pipe = Pipeline(1, None, session)
+    ends: list[float] = []
+    clock = 100.0
+    for _epoch in range(2):  # two passes over one pipeline; the iterators gone (no model to read)
+        rec = IterRecord(session, pipe, _Iterator())
+        session.iter_records.append(rec)
+        for i in range(5):
+            t0 = clock + 0.004
+            clock = t1 = t0 + 0.001 * (i + 1)
+            rec.tick(t0, t1)
+            ends.append(t1)
+    assert not session.timelines.loops  # nothing handed over on the training thread
+    session.timelines.attach(lambda tl, pts: None)  # an output that wants every step (TensorBoard)
+    _fit, loop = session.timelines.every()
+    drained = loop.drain()
+    assert [p.end for p in drained] == pytest.approx(ends, abs=1e-9)
+    d = session.timelines.primary().to_dict()
+    assert d["step"] == list(range(1, 11)) and d["epoch_starts"] == [1, 6]
+    assert d["warmup"] == [True, True, False, False, False] * 2  # each iterator's first WARMUP ticks
+    assert d["input_wait_ms"] == pytest.approx([1.0, 2.0, 3.0, 4.0, 5.0] * 2)
+    assert d["step_ms"] == pytest.approx([1.0, 6.0, 7.0, 8.0, 9.0] * 2)  # the first: its wait only

@@ -205,10 +205,13 @@ class RunTimelines:
         self.sink = None  # sink(timeline, points): set by an output that wants full-resolution points
         self._fit_batches = 0  # Keras' global train batch count, so steps line up with its batch_* scalars
         self._loop_iterator: dict[int, int] = {}  # pipeline key -> id of the iterator last seen
+        # Called before the loops' timelines are read: the session hands them the steps its
+        # iterators recorded (custom loops' steps are not added one by one on the training thread).
+        self.catch_up = None
 
-    def loop_tick(self, key: int, iterator_id: int, t0: float, t1: float, last_end: float | None,
-                  counted: bool, number: int | None = None) -> None:
-        """One next() of a custom loop: blocked from t0 to t1; the step began at `last_end`.
+    def loop_step(self, key: int, iterator_id: int, step_s: float, wait_s: float, warmup: bool,
+                  number: int | None, end: float) -> None:
+        """One next() of a custom loop: the step (s), the time blocked in next() (s), when it ended.
         `number`: the XProf step marker's number under --xprof, so both count steps alike."""
         tl = self.loops.get(key)
         if tl is None:
@@ -218,7 +221,7 @@ class RunTimelines:
         if self._loop_iterator.get(key) != iterator_id:
             self._loop_iterator[key] = iterator_id
             tl.begin_epoch(number)  # a new iterator over the same pipeline: the next pass over the data
-        tl.add(t1 - (t0 if last_end is None else last_end), t1 - t0, warmup=not counted, number=number, end=t1)
+        tl.add(step_s, wait_s, warmup=warmup, number=number, end=end)
 
     def attach(self, sink) -> None:
         """Keep full-resolution points of every timeline for `drain`; `sink(timeline, points)` takes
@@ -241,12 +244,24 @@ class RunTimelines:
         self.fit.fill_wait(wait_s)
 
     def epoch_end(self) -> None:
+        if self.listeners:  # they read the steps now; without them, the steps wait for the report
+            self._catch_up()
         for listener in list(self.listeners):
             listener()
+
+    def _catch_up(self) -> None:
+        if self.catch_up is not None:
+            self.catch_up()
+
+    def every(self) -> list[Timeline]:
+        """fit's timeline and the loops', up to date."""
+        self._catch_up()
+        return [self.fit, *self.loops.values()]
 
     def primary(self) -> Timeline | None:
         """The training timeline, as the session's step figures choose it: fit's when fit ran, else the
         loop pipeline with the most measured steps."""
+        self._catch_up()
         if len(self.fit):
             return self.fit
         return max(self.loops.values(), key=lambda t: t._measured, default=None)

@@ -97,10 +97,15 @@ class Pipeline:
 
 
 class IterRecord:
-    """Per-iterator timing of Python-side `next()` (custom loops)."""
+    """Per-iterator timing of Python-side `next()` (custom loops).
+
+    Per step the training thread only appends the step and its wait to two typed arrays (`tick`);
+    the loop's timeline is fed from them later (`feed_timeline`: at report time, or at each
+    iterator's end when an output such as TensorBoard wants the steps as they come).
+    """
 
     __slots__ = ("session", "pipeline", "ref", "ticks", "last_end", "stats", "next_event", "born",
-                 "__weakref__")
+                 "loop", "warm", "numbers", "fed", "fed_end", "__weakref__")
     WARMUP = 2  # the first next() starts the pipeline, the first step traces: keep them out
 
     def __init__(self, session: "Session", pipeline: Pipeline, it: Any):
@@ -112,30 +117,66 @@ class IterRecord:
         self.stats = StepStats()
         self.next_event = 1  # the step count at which the session has something to do (sample, stop)
         self.born = time.perf_counter()
+        self.loop: bool | None = None  # a custom loop's iterator (not one read in Python inside fit)
+        self.warm: list[tuple] = []  # the WARMUP ticks: (step s, wait s, step number, end)
+        self.numbers = array("q")  # --xprof only: the step marker's number of each counted step, -1: none
+        self.fed = 0  # ticks handed to the timeline so far
+        self.fed_end = 0.0  # when the last tick handed to the timeline ended (perf_counter)
 
     def tick(self, t0: float, t1: float) -> None:
-        # The training thread pays this per step: appends and one comparison, nothing else.
+        # The training thread pays this per step: two appends and one comparison, nothing else.
         s = self.session
         if s.disabled:
             return
         try:
             self.ticks += 1
             last, self.last_end = self.last_end, t1
-            counted = self.ticks > self.WARMUP and last is not None
-            loop = s.fit.depth == 0
-            if counted:
+            if self.ticks > self.WARMUP:
                 step = self.stats.step
                 step.append(t1 - last)
                 self.stats.wait.append(t1 - t0)
-                if loop and len(step) >= self.next_event:
+                if s.step_marker is not None:
+                    self.numbers.append(_marker_number(s, self.pipeline.key))
+                if len(step) >= self.next_event and s.fit.depth == 0:
                     s.loop_event(self)
-            elif self.ticks == self.WARMUP:
-                self.stats.track(t1)
-            if loop:
-                number = s.step_marker.current(self.pipeline.key) if s.step_marker is not None else None
-                s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, last, counted, number)
+            else:
+                self._warm_tick(t0, t1, last)
         except Exception as exc:  # pragma: no cover - defensive
             s.fail("iterator timing", exc)
+
+    def _warm_tick(self, t0: float, t1: float, last: float | None) -> None:
+        s = self.session
+        if self.loop is None:
+            self.loop = s.fit.depth == 0
+        if self.ticks == self.WARMUP:
+            self.stats.track(t1)
+        number = _marker_number(s, self.pipeline.key) if s.step_marker is not None else -1
+        self.warm.append((t1 - (t0 if last is None else last), t1 - t0, number, t1))
+
+    def feed_timeline(self) -> None:
+        """Hand the ticks not handed yet to the loop's timeline, in order (a custom loop's only)."""
+        if not self.loop:
+            return
+        timelines, key = self.session.timelines, self.pipeline.key
+        warm = self.warm
+        while self.fed < len(warm):
+            step_s, wait_s, number, end = warm[self.fed]
+            timelines.loop_step(key, id(self), step_s, wait_s, True, None if number < 0 else number, end)
+            self.fed += 1
+            self.fed_end = end
+        step, wait, numbers = self.stats.step, self.stats.wait, self.numbers
+        end = self.fed_end
+        for i in range(self.fed - len(warm), len(step)):
+            end += step[i]  # a counted step lasts from the previous step's end to its own
+            number = numbers[i] if i < len(numbers) else -1
+            timelines.loop_step(key, id(self), step[i], wait[i], False, None if number < 0 else number, end)
+        self.fed = len(warm) + len(step)
+        self.fed_end = end
+
+
+def _marker_number(session: "Session", key: int) -> int:
+    number = session.step_marker.current(key)
+    return -1 if number is None else number
 
 
 @dataclass
@@ -213,6 +254,7 @@ class Session:
         # Outputs over time (issue 14): per-step timelines for the HTML report and TensorBoard, and
         # XProf step markers (an xprof.StepMarker, set under --xprof only).
         self.timelines = RunTimelines()
+        self.timelines.catch_up = self.feed_timelines
         self.step_marker: Any = None
         self.keras_tensorboard_dir: str | None = None  # the train run of the script's Keras TensorBoard callback
         # (path, line) -> the site as the user sees it, or None to keep it: IPython cells
@@ -324,9 +366,17 @@ class Session:
         pipe.iterators += 1
         rec = IterRecord(self, pipe, it)
         self.iter_records.append(rec)
-        if len(self.iter_records) > 1000:  # drop dead iterators, keeping their last snapshot
+        if len(self.iter_records) > 1000:  # drop dead iterators, keeping their last snapshot and steps
+            for r in self.iter_records:
+                if r.ref() is None:
+                    r.feed_timeline()
             self.iter_records = [r for r in self.iter_records if r.ref() is not None]
         return rec
+
+    def feed_timelines(self) -> None:
+        """Hand the custom loops' steps to their timelines (`IterRecord.feed_timeline`)."""
+        for rec in self.iter_records:
+            rec.feed_timeline()
 
     def describe_pipelines(self, keep: int = 0) -> None:
         """Describe the chains of the pipelines still holding their dataset, all but the `keep` newest."""
