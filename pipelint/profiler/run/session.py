@@ -105,7 +105,7 @@ class IterRecord:
     """
 
     __slots__ = ("session", "pipeline", "ref", "ticks", "last_end", "stats", "next_event", "born",
-                 "loop", "warm", "numbers", "fed", "fed_end", "__weakref__")
+                 "cpu_born", "read_cpu", "loop", "warm", "numbers", "fed", "fed_end", "__weakref__")
     WARMUP = 2  # the first next() starts the pipeline, the first step traces: keep them out
 
     def __init__(self, session: "Session", pipeline: Pipeline, it: Any):
@@ -117,6 +117,8 @@ class IterRecord:
         self.stats = StepStats()
         self.next_event = 1  # the step count at which the session has something to do (sample, stop)
         self.born = time.perf_counter()
+        self.cpu_born = time.thread_time()  # this thread's CPU time when the iterator was made (READ_BUDGET)
+        self.read_cpu = 0.0  # this thread's CPU time spent reading the iterator's model
         self.loop: bool | None = None  # a custom loop's iterator (not one read in Python inside fit)
         self.warm: list[tuple] = []  # the WARMUP ticks: (step s, wait s, step number, end)
         self.numbers = array("q")  # --xprof only: the step marker's number of each counted step, -1: none
@@ -202,9 +204,11 @@ class StepLimitReached(BaseException):
 
 #: A custom loop's model reads (every `sample_every` steps, and at steps 1, 2, 4, ...) may take at
 #: most this share of the wall time since the session's first iterator (not since install: the
-#: time spent building the model must not buy reads). A read (kept raw, aligned at report time)
-#: costs tens of µs, which a fast loop (sub-ms steps) would otherwise pay every 50 steps. The
-#: counters read are cumulative, so a skipped read loses nothing that a later one does not see;
+#: time spent building the model must not buy reads), and an iterator's reads at most this share
+#: of its thread's CPU time since the iterator was made (a loop that mostly waits for its input
+#: uses little CPU of its own: the reads must not be what it spends it on). A read (kept raw,
+#: aligned at report time) costs tens of µs, which a fast loop (sub-ms steps) would otherwise pay
+#: every 50 steps. The counters read are cumulative, so a skipped read loses nothing that a later one does not see;
 #: the reads at an iterator's end and at the session's end, and fit's every `sample_every` steps
 #: (its wait estimate needs the gaps of those steps), are always taken; fit's early reads (steps
 #: 1, 2, 4, ...) are budgeted.
@@ -387,12 +391,14 @@ class Session:
         """Read one iterator's autotune model; the proto is kept raw (`Pipeline.add_read`) and
         aligned with the chain when the report asks. Returns the gap times (µs) it reported when
         `gaps` is set (fit's wait estimate), else []. `budgeted`: skip the read while reads have
-        taken more than READ_BUDGET of the wall time since the first iterator."""
+        taken more than READ_BUDGET of the wall time since the first iterator, or of the thread's
+        CPU time since this iterator was made."""
         it = rec.ref()
         if it is None or self.disabled:
             return []
-        t0 = time.perf_counter()
-        if budgeted and self.read_s > READ_BUDGET * (t0 - (self.t_first_iterator or self.t_start)):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        if budgeted and (self.read_s > READ_BUDGET * (t0 - (self.t_first_iterator or self.t_start))
+                         or rec.read_cpu > READ_BUDGET * (c0 - rec.cpu_born)):
             return []
         import tensorflow as tf
         try:
@@ -407,6 +413,7 @@ class Session:
             return []
         finally:
             self.read_s += time.perf_counter() - t0
+            rec.read_cpu += time.thread_time() - c0
 
     def sample_all(self) -> None:
         for rec in list(self.iter_records):
