@@ -255,7 +255,7 @@ def main() -> None:
     cost = timer_cost()
     tick_us, sample_ms, align_ms = per_step_cost()
     micro = (f"probe bookkeeping per custom-loop step: {tick_us:.1f} µs; one get_model_proto read (kept raw):"
-             f" {sample_ms:.3f} ms (a fast loop's reads are held to 0.5% of its wall time); aligning one"
+             f" {sample_ms:.3f} ms (a custom loop's reads are held to 0.5% of its wall time and of its thread's CPU); aligning one"
              f" read at report time: {align_ms:.3f} ms;\n"
              f"a Python stage's call: {cost['bare']:.2f} µs bare, {cost['wrapped']:.2f} µs through the"
              f" probe's timer: the timer's own cost {cost['own']:+.2f} µs per call on average"
