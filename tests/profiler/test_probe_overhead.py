@@ -152,3 +152,23 @@ def test_a_loops_timeline_is_fed_from_its_steps_as_if_added_one_by_one():
     assert d["warmup"] == [True, True, False, False, False] * 2  # each iterator's first WARMUP ticks
     assert d["input_wait_ms"] == pytest.approx([1.0, 2.0, 3.0, 4.0, 5.0] * 2)
     assert d["step_ms"] == pytest.approx([1.0, 6.0, 7.0, 8.0, 9.0] * 2)  # the first: its wait only
+
+
+def test_a_sink_that_reads_the_timelines_while_they_are_fed_gets_each_step_once():
+    session = Session(sample_every=10**9, live_warnings=False)
+    rec = IterRecord(session, Pipeline(1, None, session), _Iterator())
+    session.iter_records.append(rec)
+    for i in range(1, 51):
+        rec.tick(float(2 * i), float(2 * i + 1))
+    got = []
+
+    def sink(timeline, points):  # what the TensorBoard output does: it asks which timeline is primary
+        session.timelines.primary()
+        got.extend(points)
+    session.timelines.attach(sink)
+    session.timelines.primary()  # feeds the loop's timeline...
+    session.timelines.loops[1].max_unsent = 10  # ...which hands its points over in tens
+    rec.tick(102.0, 103.0)
+    session.timelines.every()
+    got += session.timelines.loops[1].drain()
+    assert [p.end for p in got] == pytest.approx([float(2 * i + 1) for i in range(1, 52)])

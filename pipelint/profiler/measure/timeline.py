@@ -208,6 +208,7 @@ class RunTimelines:
         # Called before the loops' timelines are read: the session hands them the steps its
         # iterators recorded (custom loops' steps are not added one by one on the training thread).
         self.catch_up = None
+        self._catching_up = False
 
     def loop_step(self, key: int, iterator_id: int, step_s: float, wait_s: float, warmup: bool,
                   number: int | None, end: float) -> None:
@@ -250,8 +251,14 @@ class RunTimelines:
             listener()
 
     def _catch_up(self) -> None:
-        if self.catch_up is not None:
-            self.catch_up()
+        # Not again from inside: feeding can fill a timeline's unsent points, whose sink reads
+        # `primary()` before the steps being fed are counted as fed.
+        if self.catch_up is not None and not self._catching_up:
+            self._catching_up = True
+            try:
+                self.catch_up()
+            finally:
+                self._catching_up = False
 
     def every(self) -> list[Timeline]:
         """fit's timeline and the loops', up to date."""
