@@ -80,6 +80,7 @@ def test_a_fit_step_keeps_no_object():
 def test_a_tf_data_loop_through_the_hooks_keeps_no_object_per_step():
     pytest.importorskip("tensorflow")
     import tensorflow as tf
+
     from pipelint.profiler.run.install import install, uninstall
 
     session = install(Session(sample_every=50, live_warnings=False))

@@ -58,8 +58,8 @@ class _Columns:
 
     def point(self, i: int) -> Point:
         wait, index, end = self.wait_s[i], self.index[i], self.end[i]
-        return Point(self.step[i], self.n[i], self.step_s[i], None if wait != wait else wait,
-                     bool(self.warmup[i]), None if index == _NO_INDEX else index, None if end != end else end)
+        return Point(self.step[i], self.n[i], self.step_s[i], None if math.isnan(wait) else wait,
+                     bool(self.warmup[i]), None if index == _NO_INDEX else index, None if math.isnan(end) else end)
 
     def points(self) -> list[Point]:
         return [self.point(i) for i in range(len(self))]
@@ -133,7 +133,7 @@ class Timeline:
         """Give the latest steps recorded without a wait (fit: one estimate per window) this wait per step."""
         for cols in (self._points, self._unsent):
             i = len(cols) - 1
-            while i >= 0 and cols.wait_s[i] != cols.wait_s[i]:  # NaN: not known yet
+            while i >= 0 and math.isnan(cols.wait_s[i]):  # not known yet
                 cols.wait_s[i] = min(wait_s * cols.n[i], cols.step_s[i])
                 i -= 1
 
@@ -185,7 +185,7 @@ class Timeline:
             "step": pts.step.tolist(),
             "steps_per_point": pts.n.tolist(),
             "step_ms": [round(1000 * s / n, 4) for s, n in zip(pts.step_s, pts.n)],
-            "input_wait_ms": [None if w != w else round(1000 * w / n, 4) for w, n in zip(pts.wait_s, pts.n)],
+            "input_wait_ms": [None if math.isnan(w) else round(1000 * w / n, 4) for w, n in zip(pts.wait_s, pts.n)],
             "warmup": [bool(w) for w in pts.warmup],
             "epoch_starts": list(self.epoch_starts),
         }

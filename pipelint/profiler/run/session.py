@@ -40,7 +40,7 @@ class Pipeline:
     so that its chain is still there to walk; then only the description is kept.
     """
 
-    def __init__(self, key: int, dataset: Any, session: "Session"):
+    def __init__(self, key: int, dataset: Any, session: Session):
         self.key = key
         self.iterators = 0
         self.lifetimes: dict[int, float] = {}  # by iterator id: created -> last read (s)
@@ -57,14 +57,19 @@ class Pipeline:
     @property
     def ops(self) -> list[Op]:
         """The Python chain of ops, outermost first (described on first use)."""
-        if self._ops is None:
-            dataset, self._dataset = self._dataset, None
-            try:
-                self._ops = self._session.chain_of(dataset)
-            except Exception as exc:
-                self._ops = []
-                self._session.fail("describing a pipeline", exc)
+        self.describe()
         return self._ops
+
+    def describe(self) -> None:
+        """Walk and describe the chain (once), then let the dataset go."""
+        if self._ops is not None:
+            return
+        dataset, self._dataset = self._dataset, None
+        try:
+            self._ops = self._session.chain_of(dataset)
+        except Exception as exc:
+            self._ops = []
+            self._session.fail("describing a pipeline", exc)
 
     def add_read(self, iterator_id: int, proto: Any) -> None:
         self._reads.append((iterator_id, proto))
@@ -176,7 +181,7 @@ class IterRecord:
         self.fed_end = end
 
 
-def _marker_number(session: "Session", key: int) -> int:
+def _marker_number(session: Session, key: int) -> int:
     number = session.step_marker.current(key)
     return -1 if number is None else number
 
@@ -385,7 +390,7 @@ class Session:
     def describe_pipelines(self, keep: int = 0) -> None:
         """Describe the chains of the pipelines still holding their dataset, all but the `keep` newest."""
         while len(self._undescribed) > keep:
-            self._undescribed.pop(0).ops
+            self._undescribed.pop(0).describe()
 
     def sample(self, rec: IterRecord, budgeted: bool = False, gaps: bool = False) -> list[int]:
         """Read one iterator's autotune model; the proto is kept raw (`Pipeline.add_read`) and
