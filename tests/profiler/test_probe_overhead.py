@@ -107,7 +107,7 @@ def test_reads_are_aligned_and_the_chain_described_only_when_a_reader_asks():
 
     def stages(align_each_read: bool, monkeypatch_target):
         # Aligning each read as it is taken (the old way) and all of them at the end must agree.
-        monkeypatch_target.setattr(session_mod, "MAX_UNALIGNED_READS", 0 if align_each_read else 256)
+        monkeypatch_target.setattr(session_mod, "MAX_UNALIGNED_READS", 0 if align_each_read else 10**6)
         s = install(Session(sample_every=10, live_warnings=False))
         try:
             ds = tf.data.Dataset.range(400).map(lambda i: i * 2, num_parallel_calls=2).batch(4)

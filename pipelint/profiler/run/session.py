@@ -25,10 +25,11 @@ from pipelint.profiler.measure.timeline import RunTimelines
 log = logging.getLogger("pipelint")
 
 
-#: A pipeline's model reads are kept raw (the proto tf.data returns) and aligned with its chain only
-#: when a reader asks; past this many unaligned reads of one pipeline they are aligned at once, so a
-#: job that is never reported on (a long run, no live warning) keeps bounded memory.
-MAX_UNALIGNED_READS = 256
+#: A pipeline's model reads are kept raw (the proto tf.data returns, about half a KB serialized for a
+#: short chain) and aligned with its chain only when a reader asks; past this many unaligned reads
+#: of one pipeline they are aligned at once, so memory stays bounded (fit reads every 50 steps: a
+#: fit of 50,000 steps without a live warning aligns nothing before the report).
+MAX_UNALIGNED_READS = 1024
 
 
 class Pipeline:
