@@ -2,20 +2,27 @@
 
 Each case runs `--rounds` rounds in one process; a round is one run without and one run with the
 probe, in ABBA order (off on, on off, off on, ...), so that drift (warm caches, other processes'
-load, thermal) falls on both sides alike. Per round: the paired overhead, wall = on/off - 1 (the
-same number of steps each side) and CPU = on/off - 1, where CPU is the process's user + system
-time over all its threads (`time.process_time`, CLOCK_PROCESS_CPUTIME_ID): tf.data's and Keras'
-threads count, and another process's load moves it far less than it moves wall time.
+load, thermal) falls on both sides alike. Per round, three paired overheads = on/off - 1 over the
+same steps: wall time; the training thread's CPU time (`time.thread_time` around the loop, on the
+thread that runs it: where the probe's per-step bookkeeping is paid, and which another process's
+load moves least); and the process's CPU time over all its threads (`time.process_time`:
+tf.data's and Keras' threads count too).
 
-Per case it prints the median of the paired overheads, a distribution-free 95% confidence interval
-for that median (order statistics: [X(k), X(n+1-k)], the largest k with 2 P(Binomial(n, 1/2) < k)
-<= 0.05; its exact coverage is printed) and the interquartile range. The interval is what tells 3%
-from 8%: its upper end at or under 3% shows the goal met, its lower end above 3% shows it missed.
+Per case and measure it prints the median of the paired overheads, a distribution-free 95%
+confidence interval for that median (order statistics: [X(k), X(n+1-k)], the largest k with
+2 P(Binomial(n, 1/2) < k) <= 0.05; its exact coverage is printed), the interquartile range, and
+the reading against 3%: `<= 3%` when the interval's upper end is at or under 3%, `> 3%` when its
+lower end is above, `undecided` otherwise. The probe's end-of-job work (its last model reads, the
+chains described, the reads aligned, the report built) is timed apart, once per run, outside the
+paired figures: a job pays it once, not per step.
 `--aa` runs both sides without the probe, the same way: the interval it prints around 0 is the
 noise floor of this machine at this moment (a real overhead can be told only where it is wider
-than that floor).
+than that floor). `--freeze` calls `gc.freeze()` after each case's warm-up, for both sides alike:
+the objects alive then (TensorFlow's, Keras', the model's) leave the collector's generations, so a
+collection that happens to fall into one run no longer walks that whole heap (noise, not the
+probe's cost). The load average is printed at the start and at the end.
 Usage: python benchmarks/probe_overhead.py [--rounds 30] [--steps 400] [--cases loop,pyfunc,fit]
-       [--aa] [--micro]
+       [--aa] [--freeze] [--micro]
 """
 from __future__ import annotations
 
@@ -25,6 +32,7 @@ import math
 import os
 import statistics
 import time
+from dataclasses import dataclass
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -33,6 +41,7 @@ import tensorflow as tf  # noqa: E402
 
 from pipelint.profiler.measure import pytimer  # noqa: E402
 from pipelint.profiler.measure.pytimer import PyTimer, timed_call  # noqa: E402
+from pipelint.profiler.output.report import build_report  # noqa: E402
 from pipelint.profiler.run.install import install, uninstall  # noqa: E402
 from pipelint.profiler.run.session import Session  # noqa: E402
 
@@ -55,40 +64,55 @@ def slow(steps):
         lambda i: tf.numpy_function(_slow_py, [i], tf.int64)).batch(4).prefetch(tf.data.AUTOTUNE)
 
 
-def _probed(probed: bool):
-    return install(Session(sample_every=50, live_warnings=False)) if probed else None
+@dataclass
+class Run:
+    """One timed run: wall, the training thread's CPU and the process's CPU (s), and (probe on) the
+    probe's end of session: its last reads, the chains described, the report built (s)."""
+    wall: float
+    thread: float
+    cpu: float
+    report: float = 0.0
 
 
-def run_loop(make, steps, probed) -> tuple[float, float]:
-    """(wall s, CPU s) of one custom loop over `make(steps)`."""
-    session = _probed(probed)
+def _timed(probed: bool, make_ds, train) -> Run:
+    session = install(Session(sample_every=50, live_warnings=False)) if probed else None
     try:
-        ds = make(steps)
+        ds = make_ds()
         gc.collect()  # the previous run's garbage is not this run's cost
-        c0, t0 = time.process_time(), time.perf_counter()
-        for _ in ds:
-            pass
-        return time.perf_counter() - t0, time.process_time() - c0
-    finally:
+        c0, th0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
+        train(ds)
+        t1, th1, c1 = time.perf_counter(), time.thread_time(), time.process_time()
+    except BaseException:
         if session is not None:
             uninstall(session)
+        raise
+    report = 0.0
+    if session is not None:  # once per job, after training: reported apart from the per-run overhead
+        r0 = time.perf_counter()
+        uninstall(session)
+        build_report(session)
+        report = time.perf_counter() - r0
+    return Run(t1 - t0, th1 - th0, c1 - c0, report)
 
 
-def run_fit(make, steps, probed, model) -> tuple[float, float]:
-    session = _probed(probed)
-    try:
-        ds = make(steps).map(lambda v: (v, v[:, :1]))
-        gc.collect()
-        c0, t0 = time.process_time(), time.perf_counter()
-        model.fit(ds, epochs=1, verbose=0)
-        return time.perf_counter() - t0, time.process_time() - c0
-    finally:
-        if session is not None:
-            uninstall(session)
+def _drain(ds) -> None:
+    for _ in ds:
+        pass
 
 
-def per_step_cost() -> tuple[float, float]:
-    """Load-insensitive figures: µs of bookkeeping per custom-loop step, ms per model read."""
+def run_loop(make, steps, probed) -> Run:
+    """One custom loop over `make(steps)`."""
+    return _timed(probed, lambda: make(steps), _drain)
+
+
+def run_fit(make, steps, probed, model) -> Run:
+    return _timed(probed, lambda: make(steps).map(lambda v: (v, v[:, :1])),
+                  lambda ds: model.fit(ds, epochs=1, verbose=0))
+
+
+def per_step_cost() -> tuple[float, float, float]:
+    """Load-insensitive figures: µs of bookkeeping per custom-loop step, ms per model read (kept
+    raw), ms per read aligned with the chain at report time."""
     session = install(Session(sample_every=10**9, live_warnings=False))
     try:
         it = iter(fast(2000).repeat())
@@ -99,11 +123,16 @@ def per_step_cost() -> tuple[float, float]:
             rec.tick(0.0, 0.0)
         tick_us = (time.perf_counter() - t0) / n * 1e6
         next(it)
+        rec.pipeline.describe()  # once per pipeline, not part of a read's cost
+        rec.pipeline.align_reads()
         t0 = time.perf_counter()
         for _ in range(50):
             session.sample(rec)
         sample_ms = (time.perf_counter() - t0) / 50 * 1e3
-        return tick_us, sample_ms
+        t0 = time.perf_counter()
+        rec.pipeline.align_reads()
+        align_ms = (time.perf_counter() - t0) / 50 * 1e3
+        return tick_us, sample_ms, align_ms
     finally:
         uninstall(session)
 
@@ -172,26 +201,43 @@ def _reading(lo: float, hi: float) -> str:
 def _summary(over: list[float]) -> str:
     lo, hi, _ = median_ci(over)
     qlo, qhi = _iqr(over)
-    return f"{statistics.median(over):6.1f}% [{lo:5.1f}, {hi:5.1f}] ({qlo:5.1f}..{qhi:5.1f})"
+    return f"{statistics.median(over):6.1f}% [{lo:5.1f}, {hi:5.1f}] (IQR {qlo:5.1f}..{qhi:5.1f})  {_reading(lo, hi)}"
 
 
-def measure(fn, rounds: int, aa: bool) -> dict[str, list[float]]:
-    """Paired rounds of `fn(probed) -> (wall, cpu)`; ABBA order. Under `aa` both sides are unprobed
-    (the "on" side is only a label), so the figures show the noise floor."""
+#: The paired overheads: wall time, the training thread's CPU, the process's CPU (all threads).
+MEASURES = (("wall", "wall"), ("thread", "training thread CPU"), ("cpu", "process CPU"))
+
+
+def measure(fn, rounds: int, aa: bool, freeze: bool) -> dict[str, list[float]]:
+    """Paired rounds of `fn(probed) -> Run`; ABBA order. Under `aa` both sides are unprobed (the
+    "on" side is only a label), so the figures show the noise floor. Under `freeze` the objects
+    alive after the warm-up (TensorFlow's, Keras', the model's) go to the garbage collector's
+    permanent generation, for every round, both sides alike."""
     fn(False), fn(not aa)  # warm-up: tracing, thread pools, the probe's first install
-    out: dict[str, list[float]] = {"wall_off": [], "wall_on": [], "cpu_off": [], "cpu_on": [], "wall": [], "cpu": []}
+    if freeze:
+        gc.collect()
+        gc.freeze()
+    out: dict[str, list[float]] = {"report": []}
+    for key, _ in MEASURES:
+        out[key], out[f"{key}_off"], out[f"{key}_on"] = [], [], []
     for r in range(rounds):
         pair = {}
         for side in (("on", "off") if r % 2 else ("off", "on")):
             pair[side] = fn(side == "on" and not aa)
-        (w0, c0), (w1, c1) = pair["off"], pair["on"]
-        out["wall_off"].append(w0)
-        out["wall_on"].append(w1)
-        out["cpu_off"].append(c0)
-        out["cpu_on"].append(c1)
-        out["wall"].append(100 * (w1 / w0 - 1))
-        out["cpu"].append(100 * (c1 / c0 - 1) if c0 > 0 else 0.0)
+        off, on = pair["off"], pair["on"]
+        for key, _ in MEASURES:
+            a, b = getattr(off, key), getattr(on, key)
+            out[f"{key}_off"].append(a)
+            out[f"{key}_on"].append(b)
+            out[key].append(100 * (b / a - 1) if a > 0 else 0.0)
+        out["report"].append(on.report)
+    if freeze:
+        gc.unfreeze()
     return out
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -201,18 +247,23 @@ def main() -> None:
                     " (the py_function loop runs a quarter, fit half)")
     ap.add_argument("--cases", default="loop,pyfunc,fit", help="comma-separated: loop, pyfunc, fit")
     ap.add_argument("--aa", action="store_true", help="both sides without the probe: the noise floor")
+    ap.add_argument("--freeze", action="store_true", help="gc.freeze() after each case's warm-up (both"
+                    " sides alike): garbage collections no longer walk TensorFlow's heap, less noise")
     ap.add_argument("--micro", action="store_true", help="only the per-step and per-call cost figures")
     a = ap.parse_args()
+    print(f"load average (1, 5, 15 min) at start: {_load()} on {os.cpu_count()} CPUs", flush=True)
     cost = timer_cost()
-    tick_us, sample_ms = per_step_cost()
-    micro = (f"probe bookkeeping per custom-loop step: {tick_us:.1f} µs; one get_model_proto read +"
-             f" alignment: {sample_ms:.2f} ms (a fast loop's reads are held to 0.5% of its wall time);\n"
+    tick_us, sample_ms, align_ms = per_step_cost()
+    micro = (f"probe bookkeeping per custom-loop step: {tick_us:.1f} µs; one get_model_proto read (kept raw):"
+             f" {sample_ms:.3f} ms (a custom loop's reads are held to 0.5% of its wall time and of its thread's CPU); aligning one"
+             f" read at report time: {align_ms:.3f} ms;\n"
              f"a Python stage's call: {cost['bare']:.2f} µs bare, {cost['wrapped']:.2f} µs through the"
              f" probe's timer: the timer's own cost {cost['own']:+.2f} µs per call on average"
              f" (a clocked call {cost['clocked']:.2f} µs, the first {pytimer.FIRST} then 1 in {pytimer.EVERY};"
              f" a schedstat read {cost['schedstat']:.2f} µs, on one clocked call in {pytimer.SCHED_EVERY})")
     if a.micro:
         print(micro)
+        print(f"load average at end: {_load()}")
         return
     wanted = [c.strip() for c in a.cases.split(",") if c.strip()]
     model = None
@@ -228,21 +279,20 @@ def main() -> None:
         ap.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(cases)}")
     _, _, coverage = median_ci([0.0] * a.rounds)
     print(f"{'A/A (no probe on either side: the noise floor)' if a.aa else 'probe off vs on'}; {a.rounds} paired"
-          f" rounds per case, ABBA order, {a.steps} steps; load average at start {os.getloadavg()[0]:.1f} on"
-          f" {os.cpu_count()} CPUs")
-    print(f"overhead per round = on/off - 1 (wall; CPU = process user+system, all threads); median"
-          f" [order-statistic {100 * coverage:.1f}% CI of the median] (IQR)")
-    print(f"{'case':36} {'off ms/run':>10} {'on ms/run':>10} {'wall overhead':>34} {'CPU overhead':>34}"
-          f" {'wall':>10} {'CPU':>10}")
+          f" rounds per case, ABBA order, {a.steps} steps{'; gc.freeze() after warm-up' if a.freeze else ''}")
+    print(f"overhead per round = on/off - 1; median [order-statistic {100 * coverage:.1f}% CI of the median]"
+          f" (IQR), read against {GOAL:g}%")
     for key in wanted:
         name, fn = cases[key]
-        m = measure(fn, a.rounds, a.aa)
-        wlo, whi, _ = median_ci(m["wall"])
-        clo, chi, _ = median_ci(m["cpu"])
-        print(f"{name:36} {1000 * statistics.median(m['wall_off']):10.1f} {1000 * statistics.median(m['wall_on']):10.1f}"
-              f" {_summary(m['wall']):>34} {_summary(m['cpu']):>34} {_reading(wlo, whi):>10}"
-              f" {_reading(clo, chi):>10}", flush=True)
-    print(f"load average at end {os.getloadavg()[0]:.1f}\n{micro}")
+        m = measure(fn, a.rounds, a.aa, a.freeze)
+        med = {k: 1000 * statistics.median(v) for k, v in m.items() if k.endswith(("_off", "_on"))}
+        print(f"\n{name}: wall {med['wall_off']:.1f} -> {med['wall_on']:.1f} ms/run, training thread CPU"
+              f" {med['thread_off']:.1f} -> {med['thread_on']:.1f} ms, process CPU {med['cpu_off']:.1f} ->"
+              f" {med['cpu_on']:.1f} ms" + ("" if a.aa else f"; once at the job's end (not in these runs):"
+                                             f" {1000 * statistics.median(m['report']):.1f} ms"))
+        for measure_key, label in MEASURES:
+            print(f"  {label:20} {_summary(m[measure_key])}", flush=True)
+    print(f"\nload average at end: {_load()}\n{micro}")
 
 
 if __name__ == "__main__":

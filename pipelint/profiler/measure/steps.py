@@ -1,13 +1,15 @@
 """Step accounting: every measured step and its input wait, and the figures made from them.
 
-Pure Python (no TensorFlow). The training thread only appends; `summary()` leaves out each
-segment's warm-up steps and gives the median, the spread and the fraction waiting for input.
+Pure Python (no TensorFlow). The training thread only appends, to typed arrays (no object is kept
+per step); `summary()` leaves out each segment's warm-up steps and gives the median, the spread and
+the fraction waiting for input.
 """
 from __future__ import annotations
 
 import os
 import statistics
 import time
+from array import array
 from typing import Any
 
 
@@ -28,8 +30,8 @@ class StepStats:
     __slots__ = ("step", "wait", "segments", "cpu0", "wall0", "cpu1", "wall1")
 
     def __init__(self) -> None:
-        self.step: list[float] = []
-        self.wait: list[float] = []
+        self.step = array("d")  # seconds per step
+        self.wait = array("d")  # seconds of it spent waiting for input
         self.segments: list[int] = []  # index of each segment's first step
         self.cpu0 = self.wall0 = self.cpu1 = self.wall1 = None
 

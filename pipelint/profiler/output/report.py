@@ -133,7 +133,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     timeline = session.timelines.primary()
     if timeline is not None:
         timeline.mark_warmup(stats.warmup_indices())
-    report["timeline"] = timeline.to_dict() if timeline is not None and timeline.points else None
+    report["timeline"] = timeline.to_dict() if timeline is not None and len(timeline) else None
     if extra:
         report.update(extra)
     return report

@@ -210,7 +210,7 @@ class Output:
 
     def epoch_end(self) -> None:
         tls = self.session.timelines
-        for tl in [tls.fit, *tls.loops.values()]:
+        for tl in tls.every():
             points = tl.drain()
             if points:
                 self._take(tl, points)

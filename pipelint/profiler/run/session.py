@@ -12,6 +12,7 @@ import statistics
 import sys
 import time
 import weakref
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,13 +25,76 @@ from pipelint.profiler.measure.timeline import RunTimelines
 log = logging.getLogger("pipelint")
 
 
-@dataclass
+#: A pipeline's model reads are kept raw (the proto tf.data returns, about half a KB serialized for a
+#: short chain) and aligned with its chain only when a reader asks; past this many unaligned reads
+#: of one pipeline they are aligned at once, so memory stays bounded (fit reads every 50 steps: a
+#: fit of 50,000 steps without a live warning aligns nothing before the report).
+MAX_UNALIGNED_READS = 1024
+
+
 class Pipeline:
-    key: int
-    ops: list[Op]
-    snapshots: dict[int, list[Stage]] = field(default_factory=dict)  # by iterator id
-    iterators: int = 0
-    lifetimes: dict[int, float] = field(default_factory=dict)  # by iterator id: created -> last read (s)
+    """One dataset iterated during the session, and what its iterators' model reads said.
+
+    Describing the chain (`ops`: a graph walk and a `cardinality()` per map) and aligning the reads
+    with it (`snapshots`) cost tens of µs to ms; neither is done on the training thread while it
+    trains. The dataset is held until it is described (at the latest when the session finishes),
+    so that its chain is still there to walk; then only the description is kept.
+    """
+
+    def __init__(self, key: int, dataset: Any, session: Session):
+        self.key = key
+        self.iterators = 0
+        self.lifetimes: dict[int, float] = {}  # by iterator id: created -> last read (s)
+        self._dataset = dataset
+        self._session = session
+        self._ops: list[Op] | None = None
+        self._snapshots: dict[int, list[Stage]] = {}  # by iterator id: the aligned reads, folded
+        self._reads: list[tuple[int, Any]] = []  # (iterator id, proto) not aligned yet, oldest first
+
+    @property
+    def described(self) -> bool:
+        return self._ops is not None
+
+    @property
+    def ops(self) -> list[Op]:
+        """The Python chain of ops, outermost first (described on first use)."""
+        self.describe()
+        return self._ops
+
+    def describe(self) -> None:
+        """Walk and describe the chain (once), then let the dataset go."""
+        if self._ops is not None:
+            return
+        dataset, self._dataset = self._dataset, None
+        try:
+            self._ops = self._session.chain_of(dataset)
+        except Exception as exc:
+            self._ops = []
+            self._session.fail("describing a pipeline", exc)
+
+    def add_read(self, iterator_id: int, proto: Any) -> None:
+        self._reads.append((iterator_id, proto))
+        if len(self._reads) > MAX_UNALIGNED_READS:
+            self.align_reads()
+
+    def align_reads(self) -> None:
+        """Align the raw reads with the chain, in the order they were taken (`update` keeps what an
+        earlier read saw and a later one no longer reports, so the order matters)."""
+        reads, self._reads = self._reads, []
+        ops, snaps = self.ops, self._snapshots
+        try:
+            for iterator_id, proto in reads:
+                chain, side, _gaps = parse_proto(proto)
+                snaps[iterator_id] = update(snaps.get(iterator_id), align(ops, chain, side))
+        except Exception as exc:
+            self._session.fail("get_model_proto", exc)
+
+    @property
+    def snapshots(self) -> dict[int, list[Stage]]:
+        """Each iterator's stages as its reads so far say (by iterator id)."""
+        if self._reads:
+            self.align_reads()
+        return self._snapshots
 
     def elapsed(self) -> float:
         """Seconds its iterators ran, up to their last model read: a stage cannot work longer
@@ -39,10 +103,15 @@ class Pipeline:
 
 
 class IterRecord:
-    """Per-iterator timing of Python-side `next()` (custom loops)."""
+    """Per-iterator timing of Python-side `next()` (custom loops).
+
+    Per step the training thread only appends the step and its wait to two typed arrays (`tick`);
+    the loop's timeline is fed from them later (`feed_timeline`: at report time, or at each
+    iterator's end when an output such as TensorBoard wants the steps as they come).
+    """
 
     __slots__ = ("session", "pipeline", "ref", "ticks", "last_end", "stats", "next_event", "born",
-                 "__weakref__")
+                 "cpu_born", "read_cpu", "loop", "warm", "numbers", "fed", "fed_end", "__weakref__")
     WARMUP = 2  # the first next() starts the pipeline, the first step traces: keep them out
 
     def __init__(self, session: "Session", pipeline: Pipeline, it: Any):
@@ -54,30 +123,68 @@ class IterRecord:
         self.stats = StepStats()
         self.next_event = 1  # the step count at which the session has something to do (sample, stop)
         self.born = time.perf_counter()
+        self.cpu_born = time.thread_time()  # this thread's CPU time when the iterator was made (READ_BUDGET)
+        self.read_cpu = 0.0  # this thread's CPU time spent reading the iterator's model
+        self.loop: bool | None = None  # a custom loop's iterator (not one read in Python inside fit)
+        self.warm: list[tuple] = []  # the WARMUP ticks: (step s, wait s, step number, end)
+        self.numbers = array("q")  # --xprof only: the step marker's number of each counted step, -1: none
+        self.fed = 0  # ticks handed to the timeline so far
+        self.fed_end = 0.0  # when the last tick handed to the timeline ended (perf_counter)
 
     def tick(self, t0: float, t1: float) -> None:
-        # The training thread pays this per step: appends and one comparison, nothing else.
+        # The training thread pays this per step: two appends and one comparison, nothing else.
         s = self.session
         if s.disabled:
             return
         try:
             self.ticks += 1
             last, self.last_end = self.last_end, t1
-            counted = self.ticks > self.WARMUP and last is not None
-            loop = s.fit.depth == 0
-            if counted:
+            if self.ticks > self.WARMUP:
                 step = self.stats.step
                 step.append(t1 - last)
                 self.stats.wait.append(t1 - t0)
-                if loop and len(step) >= self.next_event:
+                if s.step_marker is not None:
+                    self.numbers.append(_marker_number(s, self.pipeline.key))
+                if len(step) >= self.next_event and s.fit.depth == 0:
                     s.loop_event(self)
-            elif self.ticks == self.WARMUP:
-                self.stats.track(t1)
-            if loop:
-                number = s.step_marker.current(self.pipeline.key) if s.step_marker is not None else None
-                s.timelines.loop_tick(self.pipeline.key, id(self), t0, t1, last, counted, number)
+            else:
+                self._warm_tick(t0, t1, last)
         except Exception as exc:  # pragma: no cover - defensive
             s.fail("iterator timing", exc)
+
+    def _warm_tick(self, t0: float, t1: float, last: float | None) -> None:
+        s = self.session
+        if self.loop is None:
+            self.loop = s.fit.depth == 0
+        if self.ticks == self.WARMUP:
+            self.stats.track(t1)
+        number = _marker_number(s, self.pipeline.key) if s.step_marker is not None else -1
+        self.warm.append((t1 - (t0 if last is None else last), t1 - t0, number, t1))
+
+    def feed_timeline(self) -> None:
+        """Hand the ticks not handed yet to the loop's timeline, in order (a custom loop's only)."""
+        if not self.loop:
+            return
+        timelines, key = self.session.timelines, self.pipeline.key
+        warm = self.warm
+        while self.fed < len(warm):
+            step_s, wait_s, number, end = warm[self.fed]
+            timelines.loop_step(key, id(self), step_s, wait_s, True, None if number < 0 else number, end)
+            self.fed += 1
+            self.fed_end = end
+        step, wait, numbers = self.stats.step, self.stats.wait, self.numbers
+        end = self.fed_end
+        for i in range(self.fed - len(warm), len(step)):
+            end += step[i]  # a counted step lasts from the previous step's end to its own
+            number = numbers[i] if i < len(numbers) else -1
+            timelines.loop_step(key, id(self), step[i], wait[i], False, None if number < 0 else number, end)
+        self.fed = len(warm) + len(step)
+        self.fed_end = end
+
+
+def _marker_number(session: Session, key: int) -> int:
+    number = session.step_marker.current(key)
+    return -1 if number is None else number
 
 
 @dataclass
@@ -88,7 +195,7 @@ class FitState:
     depth: int = 0  # > 0 while inside fit: custom-loop timing of its iterators is not a loop
     iterators: list[IterRecord] = field(default_factory=list)
     epoch_first: int = 0  # index into Session.iter_records where the current epoch's iterators start
-    pending: list[float] = field(default_factory=list)  # step times (s) not yet split into wait/work
+    pending: array = field(default_factory=lambda: array("d"))  # step times (s) not yet split into wait/work
     gaps: list[int] = field(default_factory=list)  # the last gap times read (µs), for a gone iterator
     steps: int = 0
     epochs: int = 0  # the most epochs a fit call of this session was asked for
@@ -102,12 +209,19 @@ class StepLimitReached(BaseException):
 
 
 #: A custom loop's model reads (every `sample_every` steps, and at steps 1, 2, 4, ...) may take at
-#: most this share of the session's wall time: a read plus its alignment costs ~0.2 ms, which a
-#: fast loop (sub-ms steps) would otherwise pay every 50 steps. The counters read are cumulative,
-#: so a skipped read loses nothing that a later one does not see; the reads at an iterator's end
-#: and at the session's end, and fit's every `sample_every` steps (its wait estimate needs the
-#: gaps of those steps), are always taken; fit's early reads (steps 1, 2, 4, ...) are budgeted.
+#: most this share of the wall time since the session's first iterator (not since install: the
+#: time spent building the model must not buy reads), and an iterator's reads at most this share
+#: of its thread's CPU time since the iterator was made (a loop that mostly waits for its input
+#: uses little CPU of its own: the reads must not be what it spends it on). A read (kept raw,
+#: aligned at report time) costs tens of µs, which a fast loop (sub-ms steps) would otherwise pay
+#: every 50 steps. The counters read are cumulative, so a skipped read loses nothing that a later one does not see;
+#: the reads at an iterator's end and at the session's end, and fit's every `sample_every` steps
+#: (its wait estimate needs the gaps of those steps), are always taken; fit's early reads (steps
+#: 1, 2, 4, ...) are budgeted.
 READ_BUDGET = 0.005
+#: Datasets held for a later description (`Pipeline`) at most: past it the oldest is described at
+#: once, so a job that makes a new dataset per epoch does not keep them all alive.
+MAX_UNDESCRIBED = 8
 
 
 class Session:
@@ -137,6 +251,8 @@ class Session:
         self.installs = 0  # nesting count of install() calls (hooks)
         self.t_start = time.perf_counter()
         self.read_s = 0.0  # seconds spent reading tf.data's model (see READ_BUDGET)
+        self.t_first_iterator: float | None = None  # when the first iterator was made (READ_BUDGET)
+        self._undescribed: list[Pipeline] = []  # pipelines holding their dataset, oldest first
         self.cpu_start = cpu_seconds()
         self.host_cpu = HostCpu()  # system-wide load of this process's cores (data_service section)
         self.t_end: float | None = None
@@ -148,6 +264,7 @@ class Session:
         # Outputs over time (issue 14): per-step timelines for the HTML report and TensorBoard, and
         # XProf step markers (an xprof.StepMarker, set under --xprof only).
         self.timelines = RunTimelines()
+        self.timelines.catch_up = self.feed_timelines
         self.step_marker: Any = None
         self.keras_tensorboard_dir: str | None = None  # the train run of the script's Keras TensorBoard callback
         # (path, line) -> the site as the user sees it, or None to keep it: IPython cells
@@ -178,6 +295,7 @@ class Session:
             except Exception as exc:
                 self.fail("Keras callback", exc)
             self.sample_all()
+            self.describe_pipelines()
             for rec in self.iter_records:
                 if rec.stats.cpu0 is not None and rec.ref() is not None:
                     rec.stats.track()
@@ -243,37 +361,57 @@ class Session:
 
     # -- iterators --------------------------------------------------------------------------------
     def register_iterator(self, ds: Any, it: Any) -> IterRecord:
+        if self.t_first_iterator is None:
+            self.t_first_iterator = time.perf_counter()
         key = id(ds)
         pipe = self.pipelines.get(key)
         ref = self._pipeline_refs.get(key)
         if pipe is None or ref is None or ref() is not ds:
-            pipe = Pipeline(key, self.chain_of(ds))
+            pipe = Pipeline(key, ds, self)  # described later: see Pipeline
             self.pipelines[key] = pipe
             self._pipeline_refs[key] = weakref.ref(ds)
+            self._undescribed.append(pipe)
+            if len(self._undescribed) > MAX_UNDESCRIBED:
+                self.describe_pipelines(keep=MAX_UNDESCRIBED)
         pipe.iterators += 1
         rec = IterRecord(self, pipe, it)
         self.iter_records.append(rec)
-        if len(self.iter_records) > 1000:  # drop dead iterators, keeping their last snapshot
+        if len(self.iter_records) > 1000:  # drop dead iterators, keeping their last snapshot and steps
+            for r in self.iter_records:
+                if r.ref() is None:
+                    r.feed_timeline()
             self.iter_records = [r for r in self.iter_records if r.ref() is not None]
         return rec
 
-    def sample(self, rec: IterRecord, budgeted: bool = False) -> list[int]:
-        """Snapshot one iterator's autotune model. Returns the gap times (µs) it reported.
-        `budgeted`: skip the read while reads have taken more than READ_BUDGET of the wall time."""
+    def feed_timelines(self) -> None:
+        """Hand the custom loops' steps to their timelines (`IterRecord.feed_timeline`)."""
+        for rec in self.iter_records:
+            rec.feed_timeline()
+
+    def describe_pipelines(self, keep: int = 0) -> None:
+        """Describe the chains of the pipelines still holding their dataset, all but the `keep` newest."""
+        while len(self._undescribed) > keep:
+            self._undescribed.pop(0).describe()
+
+    def sample(self, rec: IterRecord, budgeted: bool = False, gaps: bool = False) -> list[int]:
+        """Read one iterator's autotune model; the proto is kept raw (`Pipeline.add_read`) and
+        aligned with the chain when the report asks. Returns the gap times (µs) it reported when
+        `gaps` is set (fit's wait estimate), else []. `budgeted`: skip the read while reads have
+        taken more than READ_BUDGET of the wall time since the first iterator, or of the thread's
+        CPU time since this iterator was made."""
         it = rec.ref()
         if it is None or self.disabled:
             return []
-        t0 = time.perf_counter()
-        if budgeted and self.read_s > READ_BUDGET * (t0 - self.t_start):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        if budgeted and (self.read_s > READ_BUDGET * (t0 - (self.t_first_iterator or self.t_start))
+                         or rec.read_cpu > READ_BUDGET * (c0 - rec.cpu_born)):
             return []
         import tensorflow as tf
         try:
             proto = tf.data.experimental.get_model_proto(it)
-            chain, side, gaps = parse_proto(proto)
-            snaps = rec.pipeline.snapshots
-            snaps[id(rec)] = update(snaps.get(id(rec)), align(rec.pipeline.ops, chain, side))
+            rec.pipeline.add_read(id(rec), proto)
             rec.pipeline.lifetimes[id(rec)] = time.perf_counter() - rec.born
-            return gaps
+            return list(proto.gap_times) if gaps else []
         except Exception as exc:
             if "model" in str(exc).lower() and "not" in str(exc).lower():
                 return []  # autotune off for this pipeline: nothing to read, not an error
@@ -281,6 +419,7 @@ class Session:
             return []
         finally:
             self.read_s += time.perf_counter() - t0
+            rec.read_cpu += time.thread_time() - c0
 
     def sample_all(self) -> None:
         for rec in list(self.iter_records):
@@ -358,7 +497,8 @@ class Session:
         f = self.fit
         if f.pending and f.stats.cpu0 is not None:
             f.stats.track()
-        pending, f.pending = f.pending, []
+        pending = f.pending.tolist()
+        del f.pending[:]
         gaps = self._read_fit_gaps() or f.gaps  # the iterator may be gone (interrupted fit)
         if not pending:
             return
@@ -380,7 +520,7 @@ class Session:
         gaps: list[int] = []
         for rec in self.fit.iterators:
             if rec.ref() is not None and not self.disabled:
-                g = self.sample(rec, budgeted)
+                g = self.sample(rec, budgeted, gaps=True)
                 if len(g) > len(gaps):
                     gaps = g
         if gaps:
