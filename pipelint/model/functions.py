@@ -171,6 +171,16 @@ class MappedFunctions(InterpreterState):
         node = home.find(name)
         if isinstance(node, cst.FunctionDef):
             return self._facts_elsewhere(home, node, None, depth, partial)
+        owner, _, method = name.partition(".")
+        cls = home.find(owner) if node is None and method and "." not in method else None
+        if isinstance(cls, cst.ClassDef):
+            # `Record.split` with `split` a (class) method of a base class, there or further off
+            with self._in_module(home):
+                inherited = self._inherited_method(cls, method)
+            if inherited is None:
+                return None
+            base_home, base, body = inherited
+            return self._facts_elsewhere(base_home or home, body, base, depth, partial)
         if node is not None or not home.assigns(name):
             return None  # a class (what its instances do is not in sight here), or a name it imports
         layer = self._foreign_globals(home).get(name)

@@ -149,18 +149,23 @@ class ModuleView:
 
     def definition(self, qualified: str, dataset: bool = False) -> tuple[ForeignModule, str] | None:
         """Another project module and the top-level name of it that `qualified` names (a
-        function, a class, a name its top level binds), whatever it returns: a function mapped
-        here, a layer built there; with `dataset`, only a name its top level binds to a dataset
-        (`train_ds`, as the index says)."""
+        function, a class, a name its top level binds, or `Class.method`), whatever it returns: a
+        function mapped here, a layer built there; with `dataset`, only a name its top level binds
+        to a dataset (`train_ds`, as the index says)."""
         index = self.context.index
         resolved = index.resolve(qualified, self.package)
-        if resolved is None or resolved[0] == self.name or "." in resolved[1]:
+        if resolved is None or resolved[0] == self.name:
             return None
+        owner, _, attribute = resolved[1].partition(".")
+        if attribute and (dataset or "." in attribute):
+            return None  # only `Class.method` (a method mapped through its class) beyond top-level names
         if dataset and not (resolved[1] in index.modules[resolved[0]].exports
                             and index.exports_dataset(index.modules[resolved[0]], resolved[1])):
             return None
         foreign = self.context.foreign(resolved[0])
-        return (foreign, resolved[1]) if foreign is not None else None
+        if foreign is None or (attribute and not isinstance(foreign.find(owner), cst.ClassDef)):
+            return None
+        return foreign, resolved[1]
 
     def method(self, qualified: str, carries: bool) -> tuple[ForeignModule, cst.ClassDef, cst.FunctionDef] | None:
         """`pkg.mod.Class.method` of another project module, when worth following."""
