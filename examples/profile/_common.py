@@ -21,8 +21,14 @@ def small_model(features: int, width: int = 16, depth: int = 1):
 
 
 def busy(ms: float) -> None:
-    """Compute (hold the GIL, use a core) for `ms` milliseconds: stands for decoding in Python."""
+    """Compute (hold the GIL, use a core) for `ms` milliseconds: stands for decoding in Python.
+    It offers the GIL every 0.2 ms, as a decoder's C calls do: otherwise the training thread waits
+    up to Python's 5 ms switch interval for it at every step, and the job's step times depend on
+    how the threads happen to be scheduled."""
     import time
     end = time.perf_counter() + ms / 1000
-    while time.perf_counter() < end:
-        pass
+    while (now := time.perf_counter()) < end:
+        slice_end = min(end, now + 0.0002)
+        while time.perf_counter() < slice_end:
+            pass
+        time.sleep(0)
