@@ -839,3 +839,29 @@ def test_trace_time_randomness_in_a_function_of_another_module_is_reported_on_th
     found = [(Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL210"])]
     assert found == [("train.py", 4, "PL210")]
     assert "(`jitter` in aug.py:3)" in check_paths([tmp_path], select=["PL210"])[0].message
+
+
+@pytest.mark.parametrize("called, expected", [
+    ("make", []),  # make_basic: no module that imports data.py mentions it
+    ("make_basic", [("data.py", 8, "PL102")]),
+])
+def test_a_method_no_importer_mentions_gets_no_finding(tmp_path, called, expected):
+    _write(tmp_path, {
+        "data.py": """
+            import tensorflow as tf
+
+            class Loader:
+                def __init__(self, files):
+                    self.files = tf.data.Dataset.from_tensor_slices(files)
+
+                def make_basic(self):
+                    return self.files.interleave(tf.data.TFRecordDataset)
+
+                def make(self):
+                    return self.files.interleave(tf.data.TFRecordDataset, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
+        "train.py": f"from data import Loader\n\nmodel.fit(Loader(['a.tfrecord']).{called}(), epochs=2)\n",
+    })
+    (tmp_path / ".git").mkdir()
+    found = sorted((Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL102"]))
+    assert found == expected

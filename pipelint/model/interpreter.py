@@ -6,7 +6,6 @@ the environment that are merged afterwards, so a value is the set of its alterna
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import libcst as cst
@@ -24,16 +23,11 @@ from pipelint.model.inference import dataset_parameters_by_use
 
 
 def read_by_importers(project: object | None, name: str) -> bool | None:
-    """Does a project module that imports this one import `name`, or read it through the whole
-    module (`data.name`)? None when no project module imports this one (or no project is in
-    sight): then it may be run, or imported from outside the project."""
-    importers = getattr(project, "importers", None)
-    found = importers() if importers is not None else []
-    if not found:
-        return None
-    attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
-    return any(name in names.values() or bool(wholes and attribute.search(home.text))
-               for home, names, wholes in found)
+    """Does a project module that imports this one (by any name) mention `name`? None when no
+    project module imports this one (or no project is in sight): then it may be run, or imported
+    from outside the project."""
+    mentioned = getattr(project, "mentioned_by_importers", None)
+    return mentioned(name) if mentioned is not None else None
 
 
 class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):

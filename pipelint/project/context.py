@@ -7,6 +7,7 @@ parsed and interpreted for the files that process checks.
 from __future__ import annotations
 
 import os
+import re
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -119,6 +120,15 @@ class ModuleView:
         #: In that run, the only functions whose own bodies run: those that make the calls.
         self.functions = functions
 
+    def mentioned_by_importers(self, name: str) -> bool | None:
+        """Does a project module that imports this one, by any name, mention `name` (a dataset
+        it binds, a function, a method)? None when no project module imports this one."""
+        texts = self.context.importer_texts(self.name)
+        if not texts:
+            return None
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
+        return any(text is None or pattern.search(text) for text in texts)
+
     def imports_the_project(self) -> bool:
         """Does this module import another project module (a script of the project, when none
         imports it)?"""
@@ -226,10 +236,28 @@ class ProjectContext:
         self.index = index
         self._parsed: dict[str, ForeignModule | None] = {}
         self._seeds: dict[str, dict[str, dict[str, object]]] = {}
+        self._importer_texts: dict[str, list[str | None]] = {}
 
     def view(self, path: str | os.PathLike) -> ModuleView | None:
         summary = self.index.module_of(path)
         return ModuleView(self, summary) if summary is not None else None
+
+    def importer_texts(self, name: str) -> list[str | None]:
+        """The text of each other project module that imports module `name` (None: unreadable)."""
+        known = self._importer_texts.get(name)
+        if known is None:
+            index = self.index
+            known = self._importer_texts[name] = []
+            for summary in index.modules.values():
+                if summary.name != name and any(
+                        (found := index.resolve(full + ".x", summary.package) or index.resolve(full, summary.package))
+                        is not None and found[0] == name for full in summary.imports.values()):
+                    try:
+                        with open(summary.path, "rb") as handle:
+                            known.append(handle.read().decode("utf-8-sig", "replace"))
+                    except OSError:
+                        known.append(None)
+        return known
 
     def foreign(self, name: str) -> ForeignModule | None:
         if name not in self._parsed:
