@@ -609,10 +609,11 @@ class ProjectIndex:
         whose summaries depend on the text alone)."""
         wholly: set[str] = set()
         for summary in list(self.modules.values()):
-            for _, target, _, _ in summary.dataset_calls:
+            for _, target, _, needs in summary.dataset_calls:
                 resolved = self.resolve(target, summary.package)
-                if resolved is None or resolved[0] == summary.name or resolved[0] in wholly:
-                    continue
+                if resolved is None or resolved[0] == summary.name or resolved[0] in wholly \
+                        or not self._holds(needs, summary.package):
+                    continue  # (only a call that does hand a dataset, as for `callers`)
                 callee = self.modules[resolved[0]]
                 function = callee.functions.get(resolved[1] + (".__init__" if resolved[1] in callee.classes else ""))
                 if function is not None and (function.takes or function.returns):
