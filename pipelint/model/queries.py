@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import libcst as cst
 
@@ -269,6 +269,20 @@ class PipelineModel(KerasQueries):
         if self._unused_names is None:
             self._unused_names = names_only_bound_or_chained(self.source)
         return self._unused_names
+
+    def calls_in_dataset_functions(self, fact: str, keep: Callable[[OpSite], bool] = lambda site: True,
+                                   ) -> Iterator[tuple[OpSite, cst.Call, cst.CSTNode]]:
+        """Each `map`/`filter`/`interleave`/`flat_map` site (that `keep` keeps) whose function's
+        `fact` (a `FunctionFacts` field) is a call, once per call (one helper mapped twice: one
+        finding, where the fix goes), with the node its finding sits on: the call, or the op here
+        when the function is another module's (that module's check sees no op of it)."""
+        seen: set[int] = set()
+        for site in self.ops("map", "filter", "interleave", "flat_map"):
+            call = getattr(site.op.facts, fact)
+            if call is None or id(call) in seen or not keep(site):
+                continue
+            seen.add(id(call))
+            yield site, call, (call.func if site.op.facts.where is None else site.op.name_node)
 
     def service_hand_offs(self) -> Iterator[tuple[ServiceHandOff, OpSite]]:
         """Each `apply(tf.data.experimental.service.distribute(...))` with its op site: the

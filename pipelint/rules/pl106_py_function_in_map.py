@@ -165,21 +165,15 @@ No automatic fix.
     )
 
     def check(self, ctx: RuleContext) -> None:
-        reported: set[int] = set()
-        for site in ctx.model.ops("map", "interleave", "flat_map", "filter"):
-            call = site.op.facts.py_function
-            if call is None or ctx.model.only_used_for(site.op, LOOKS):
-                continue  # (a dataset only looked at runs the function a few times)
-            if site.op.facts.py_function_only_waits:
-                continue  # it sleeps with the GIL let go: parallel calls do overlap
-            if id(call) in reported:
-                continue  # one helper mapped twice: one finding where the rewrite goes
-            reported.add(id(call))
-            name = _SHORT_NAMES.get(ctx.model.qualified_name(call.func) or "", "tf.py_function")
+        model = ctx.model
+        for site, call, node in model.calls_in_dataset_functions(
+                "py_function",
+                # a dataset only looked at runs the function a few times; a function that only
+                # sleeps lets the GIL go, so parallel calls do overlap
+                keep=lambda site: not model.only_used_for(site.op, LOOKS) and not site.op.facts.py_function_only_waits):
+            name = _SHORT_NAMES.get(model.qualified_name(call.func) or "", "tf.py_function")
             ctx.report(
-                # A function of another project module: on the map here (that module's own check
-                # sees no map of it); the engine adds where the function is.
-                call.func if site.op.facts.where is None else site.op.name_node,
+                node,
                 f"`{name}` in the `{site.op.name}` function runs Python under the GIL, serially "
                 "whatever `num_parallel_calls` says; use TensorFlow ops instead",
             )

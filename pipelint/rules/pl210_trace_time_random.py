@@ -137,16 +137,10 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
     )
 
     def check(self, ctx: RuleContext) -> None:
-        reported: set[int] = set()
-        for site in ctx.model.ops("map", "filter", "interleave", "flat_map"):
-            call = site.op.facts.trace_time_randomness
-            if call is None or id(call) in reported:
-                continue  # one helper mapped twice: one finding, where the fix goes
-            reported.add(id(call))
+        for site, call, node in ctx.model.calls_in_dataset_functions("trace_time_randomness"):
             name = " ".join(ctx.model.node_code(call.func).split())
             ctx.report(
-                # A function of another project module: on the map here; the engine adds where it is.
-                call.func if site.op.facts.where is None else site.op.name_node,
+                node,
                 f"`{name}` in the `{site.op.name}` function runs once, while tf.data traces it: every "
                 "element gets the same value; draw with `tf.random` ops instead",
             )
