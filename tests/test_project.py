@@ -865,3 +865,48 @@ def test_a_method_no_importer_mentions_gets_no_finding(tmp_path, called, expecte
     (tmp_path / ".git").mkdir()
     found = sorted((Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL102"]))
     assert found == expected
+
+
+def test_a_script_that_never_names_tensorflow_hands_on_the_datasets_it_is_given(tmp_path):
+    # coffee-classification's shape: main() gets datasets from one helper and hands them to another.
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/records.py": """
+            import tensorflow as tf
+
+            def read(files):
+                return tf.data.TFRecordDataset(files)
+            """,
+        "pkg/data.py": """
+            from pkg.records import read
+
+            def load(train_files, valid_files):
+                train_ds = read(train_files)
+                valid_ds = read(valid_files)
+                return train_ds, valid_ds
+
+            def prepare(train_ds, valid_ds, repeat=True):
+                steps = count(train_ds)
+                if repeat:
+                    train_ds = train_ds.repeat()
+                train_ds = train_ds.shuffle(1000).batch(32)
+                return train_ds, valid_ds.batch(32), steps
+            """,
+        "pkg/train.py": """
+            import sys
+            from pkg.data import load, prepare
+
+
+            def main(args):
+                train_ds, valid_ds = load(["a"], ["b"])
+                train_ds, valid_ds, steps = prepare(train_ds, valid_ds, repeat=True)
+                model.fit(train_ds, steps_per_epoch=steps, epochs=3, validation_data=valid_ds)
+
+
+            if __name__ == "__main__":
+                sys.exit(main(sys.argv[1:]))
+            """,
+    })
+    (tmp_path / ".git").mkdir()
+    found = sorted((Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL204"]))
+    assert found == [("data.py", 12, "PL204")]

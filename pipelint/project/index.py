@@ -588,6 +588,8 @@ class ProjectIndex:
         index._read_wholly_where_handed_datasets()
         index._resolved = {}  # modules and their names are all known: answers may be kept
         index._resolve()
+        if index._read_wholly_receivers(importers_only):
+            index._resolve()  # (their calls hand datasets on: to the fixpoint again)
         for summary in index.modules.values():
             for _, target, _, needs in summary.dataset_calls:
                 resolved = index.resolve(target, summary.package)
@@ -601,6 +603,27 @@ class ProjectIndex:
             for exporter in index._imported_exporters(summary):
                 index.consumers.setdefault(exporter, set()).add(summary.name)
         return index
+
+    def _read_wholly_receivers(self, importers_only: list[ModuleSummary]) -> bool:
+        """A module summarised for its imports alone (its text looked like no dataset code) that
+        imports a project function returning datasets (`train_ds, valid_ds = load_datasets(...)`
+        in a script that never names TensorFlow): summarised again with every function walked,
+        so that its calls handing those datasets on (`prepare_datasets(train_ds)`) are known.
+        After `_resolve` (which functions return datasets); says whether it read any."""
+        read = False
+        for summary in importers_only:
+            if summary.checked and any(self._returns_dataset(full, summary.package)
+                                       for full in summary.imports.values()):
+                source = _source(summary.name, summary.path, None)
+                if source is None:
+                    continue
+                try:
+                    self.modules[summary.name] = summarise(summary.name, summary.package, summary.path, source[1],
+                                                           summary.checked, whole=True)
+                except Exception:  # noqa: BLE001 - as `_made_summary`: left as it was
+                    continue
+                read = True
+        return read
 
     def _read_wholly_where_handed_datasets(self) -> None:
         """A function that a call of another module hands datasets, in a module whose text did
