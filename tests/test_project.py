@@ -910,3 +910,36 @@ def test_a_script_that_never_names_tensorflow_hands_on_the_datasets_it_is_given(
     (tmp_path / ".git").mkdir()
     found = sorted((Path(d.path).name, d.line, d.code) for d in check_paths([tmp_path], select=["PL204"]))
     assert found == [("data.py", 12, "PL204")]
+
+
+def test_an_importer_with_a_backslash_continued_import_line_is_still_an_importer(tmp_path):
+    # first-captioning's shape: the module that builds the training set never names TensorFlow and
+    # continues an import line with a backslash; the finding on the pipeline it uses must stay.
+    _write(tmp_path, {
+        "prep.py": """
+            import numpy as np
+            import tensorflow as tf
+
+            def load(path):
+                return np.load(path)
+
+            def create_dataset(paths):
+                return tf.data.Dataset.from_tensor_slices(paths).map(lambda p: tf.numpy_function(load, [p], tf.float32))
+
+            def create_dataset_valid(paths):
+                return tf.data.Dataset.from_tensor_slices(paths).map(lambda p: tf.numpy_function(load, [p], tf.float32))
+            """,
+        "train_data.py": """
+            from helpers import tokenize, \\
+                pad
+            from prep import create_dataset
+
+            dataset_train = create_dataset(["a.npy"])
+            """,
+        "valid_data.py": "from prep import create_dataset_valid\n\ndataset_val = create_dataset_valid(['b.npy'])\n",
+        "training.py": "from train_data import dataset_train\nfrom valid_data import dataset_val\n\n"
+                       "model.fit(dataset_train, epochs=3, validation_data=dataset_val)\n",
+    })
+    (tmp_path / ".git").mkdir()
+    found = sorted((Path(d.path).name, d.line) for d in check_paths([tmp_path], select=["PL106"]))
+    assert found == [("prep.py", 8), ("prep.py", 11)]

@@ -67,8 +67,11 @@ _NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
     "tensorflow", "keras", "tf_keras", "tensorflow_datasets", "numpy", "jax", "torch", "pandas",
     "sklearn", "scipy", "matplotlib", "absl", "tqdm", "PIL", "cv2", "yaml", "wandb"}
 #: A module's top-level imports, for a module with nothing else to summarise (it may still use
-#: what other modules export): cheaper than parsing all of it.
-_TOP_LEVEL_IMPORT = re.compile(r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]+)", re.M)
+#: what other modules export): cheaper than parsing all of it. A line ending in a backslash goes
+#: on (`from a import b, \` then `    c`): cut there, the rest would not parse.
+_TOP_LEVEL_IMPORT = re.compile(
+    r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|(?:[^\n]*\\\n)*[^\n]*)|import[ \t]+(?:[^\n]*\\\n)*[^\n]+)",
+    re.M)
 _SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
 _MAX_REEXPORTS = 4  # package `__init__` re-exports followed in a row (a cycle ends there)
