@@ -161,11 +161,37 @@ def test_the_sample_repositories_are_pinned_and_not_in_the_manifest():
     for entry in entries:
         assert re.fullmatch(r"[0-9a-f]{40}", entry["commit"]), entry
         assert entry["repository"] not in manifest, entry
+        assert isinstance(entry.get("set"), int) and entry["set"] >= 1, entry
+    assert len(_extract().load_sample_repos(sample_set=2)) >= 20  # the second fresh sample
 
 
 def test_only_sample_repos_needs_unlabelled(tmp_path, capsys):
     with pytest.raises(SystemExit):
         _extract().main([str(tmp_path / "out"), "--only-sample-repos"])
+    with pytest.raises(SystemExit):
+        _extract().main([str(tmp_path / "out"), "--unlabelled", "--sample-set", "2"])
+
+
+def test_a_sample_set_extracts_only_its_own_repositories(tmp_path):
+    mirrors, commit = _mirror(tmp_path, {"train.py": PIPELINE})
+    other = mirrors / "someone+other"
+    other.mkdir()
+    _git(other, "init", "-q")
+    (other / "data.py").write_text(PIPELINE)
+    _git(other, "add", ".")
+    _git(other, "commit", "-qm", "x")
+    listing = tmp_path / "sample_repos.json"
+    listing.write_text(json.dumps({"repositories": [
+        {"repository": "someone/project", "commit": commit, "set": 1},
+        {"repository": "someone/other", "commit": _git(other, "rev-parse", "HEAD"), "set": 2},
+        {"repository": "nobody/unmirrored", "commit": commit, "set": 1}]}))
+    extract = _extract()
+    assert [e["repository"] for e in extract.load_sample_repos(listing, sample_set=2)] == ["someone/other"]
+    assert extract.extract_sample_repos(tmp_path / "out", mirrors, sample_repos=listing, sample_set=2) == (1, [])
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["someone__other"]
+    assert (tmp_path / "out" / "someone__other" / "data.py").read_text() == PIPELINE
+    assert extract.extract_sample_repos(tmp_path / "all", mirrors, sample_repos=listing) == \
+        (2, ["nobody/unmirrored"])
 
 
 def test_benchmark_scores_real_code_against_labels(tmp_path):

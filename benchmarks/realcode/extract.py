@@ -10,6 +10,7 @@ otherwise downloads it from raw.githubusercontent.com at the pinned commit.
     python benchmarks/realcode/extract.py DEST --offline            # mirrors only, no network
     python benchmarks/realcode/extract.py TREE --unlabelled         # the rest, for a blind sample
     python benchmarks/realcode/extract.py TREE --unlabelled --only-sample-repos   # sample_repos.json only
+    python benchmarks/realcode/extract.py TREE --unlabelled --only-sample-repos --sample-set 2   # one set of them
 
 Files land at DEST/<owner>__<name>/<path>, the paths labels.csv uses. A file whose sha256 does
 not match the manifest is not written (the labels would not fit it) and is reported; exit 1 then.
@@ -109,9 +110,11 @@ def _library_or_test(path: str) -> bool:
             or name.startswith("test_") or name.endswith("_test.py"))
 
 
-def load_sample_repos(path: Path = SAMPLE_REPOS) -> list[dict]:
-    """The repositories of `sample_repos.json`: `{"repository": "owner/name", "commit": ...}`."""
-    return json.loads(path.read_text(encoding="utf-8"))["repositories"]
+def load_sample_repos(path: Path = SAMPLE_REPOS, sample_set: int | None = None) -> list[dict]:
+    """The repositories of `sample_repos.json`: `{"repository": "owner/name", "commit": ..., "set": N}`;
+    with `sample_set`, only those of that set (each fresh sample is one set)."""
+    entries = json.loads(path.read_text(encoding="utf-8"))["repositories"]
+    return entries if sample_set is None else [e for e in entries if e.get("set") == sample_set]
 
 
 def _write_repository(dest: Path, mirrors: Path, repository: str, commit: str,
@@ -163,12 +166,13 @@ def extract_unlabelled(dest: Path, mirrors: Path = DEFAULT_MIRRORS, manifest: Pa
 
 
 def extract_sample_repos(dest: Path, mirrors: Path = DEFAULT_MIRRORS,
-                         sample_repos: Path = SAMPLE_REPOS) -> tuple[int, list[str]]:
-    """Write the dataset code of every repository in `sample_repos.json` at its pinned commit (same
-    filters as `extract_unlabelled`; none of them is labelled). Returns how many files, and the
-    repositories that no mirror under `mirrors` has at that commit."""
+                         sample_repos: Path = SAMPLE_REPOS,
+                         sample_set: int | None = None) -> tuple[int, list[str]]:
+    """Write the dataset code of every repository in `sample_repos.json` (or of one `sample_set`) at
+    its pinned commit (same filters as `extract_unlabelled`; none of them is labelled). Returns how
+    many files, and the repositories that no mirror under `mirrors` has at that commit."""
     written, missing = 0, []
-    for entry in load_sample_repos(sample_repos):
+    for entry in load_sample_repos(sample_repos, sample_set):
         count = _write_repository(dest, mirrors, entry["repository"], entry["commit"])
         if not count:
             missing.append(entry["repository"])
@@ -187,15 +191,21 @@ def main(argv: list[str] | None = None) -> int:
                              "and those of the repositories in sample_repos.json")
     parser.add_argument("--only-sample-repos", action="store_true",
                         help="with --unlabelled: write only the repositories in sample_repos.json")
+    parser.add_argument("--sample-set", type=int, metavar="N",
+                        help="with --only-sample-repos: only the repositories of set N in sample_repos.json "
+                             "(each fresh sample is one set)")
     args = parser.parse_args(argv)
     if args.only_sample_repos and not args.unlabelled:
         parser.error("--only-sample-repos goes with --unlabelled")
+    if args.sample_set is not None and not args.only_sample_repos:
+        parser.error("--sample-set goes with --only-sample-repos")
     if args.unlabelled:
         if not args.only_sample_repos:
             print(f"{extract_unlabelled(args.dest, args.mirrors)} unlabelled files of the manifest's "
                   f"repositories in {args.dest}")
-        written, missing = extract_sample_repos(args.dest, args.mirrors)
-        print(f"{written} files of {len(load_sample_repos()) - len(missing)} sample repositories in {args.dest}")
+        written, missing = extract_sample_repos(args.dest, args.mirrors, sample_set=args.sample_set)
+        total = len(load_sample_repos(sample_set=args.sample_set))
+        print(f"{written} files of {total - len(missing)} sample repositories in {args.dest}")
         for repository in missing:
             print(f"  {repository}: no dataset code, or not in any mirror under {args.mirrors}", file=sys.stderr)
         return 0
