@@ -767,6 +767,20 @@ def test_editing_a_module_changes_the_cache_key_of_the_modules_that_import_it(tm
     assert ProjectIndex.build(files).key_of(tmp_path / "train.py") != before
 
 
+def test_an_importer_starting_to_name_a_method_changes_the_cache_key_of_its_module(tmp_path):
+    # Whether make_basic's pipeline gets findings depends on whether a module importing data.py
+    # names it; train.py imports only the class, so it is no consumer of data.py's datasets.
+    _write(tmp_path, {".git/HEAD": "",
+                      "data.py": "import tensorflow as tf\n\nclass Loader:\n    def make_basic(self, f):\n"
+                                 "        return tf.data.TFRecordDataset(f).map(parse)\n\n"
+                                 "    def make(self, f):\n        return tf.data.TFRecordDataset(f)\n",
+                      "train.py": "from data import Loader\n\nmodel.fit(Loader().make(['a']))\n"})
+    files = [tmp_path / "data.py", tmp_path / "train.py"]
+    before = ProjectIndex.build(files).key_of(tmp_path / "data.py")
+    (tmp_path / "train.py").write_text("from data import Loader\n\nmodel.fit(Loader().make_basic(['a']))\n")
+    assert ProjectIndex.build(files).key_of(tmp_path / "data.py") != before
+
+
 @pytest.mark.parametrize("reshuffle", ["", ", reshuffle_each_iteration=False"])
 def test_a_split_in_another_module_returns_datasets_in_a_tuple(tmp_path, reshuffle):
     # split.py never names TensorFlow nor any method the index reads as a dataset's by itself:

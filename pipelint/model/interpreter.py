@@ -22,14 +22,6 @@ from pipelint.model.values import (
 from pipelint.model.inference import dataset_parameters_by_use
 
 
-def read_by_importers(project: object | None, name: str) -> bool | None:
-    """Does a project module that imports this one (by any name) mention `name`? None when no
-    project module imports this one (or no project is in sight): then it may be run, or imported
-    from outside the project."""
-    mentioned = getattr(project, "mentioned_by_importers", None)
-    return mentioned(name) if mentioned is not None else None
-
-
 class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
     """Runs a module once and leaves its facts in the `PipelineModel` it was given."""
 

@@ -22,7 +22,7 @@ import libcst as cst
 
 from pipelint.model.catalogue import DATASET_METHODS, canonical
 from pipelint.model.imports import ImportTable
-from pipelint.model.interpreter import Interpreter, read_by_importers
+from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params
@@ -78,6 +78,14 @@ def names_only_bound_or_chained(source: str) -> set[str]:
             continue
         used.add(token.string)
     return seen - used
+
+
+def read_by_importers(project: object | None, name: str) -> bool | None:
+    """Does a project module that imports this one (by any name) mention `name`? None when no
+    project module imports this one (or no project is in sight): then it may be run, or imported
+    from outside the project."""
+    mentioned = getattr(project, "mentioned_by_importers", None)
+    return mentioned(name) if mentioned is not None else None
 
 
 class _EnclosingFunctions(cst.CSTVisitor):

@@ -132,10 +132,7 @@ class ModuleView:
     def imports_the_project(self) -> bool:
         """Does this module import another project module (a script of the project, when none
         imports it)?"""
-        index = self.context.index
-        summary = index.modules[self.name]
-        return any((found := index.resolve(full + ".x", summary.package) or index.resolve(full, summary.package))
-                   is not None and found[0] != self.name for full in summary.imports.values())
+        return bool(self.context.index.imported_modules(self.name))
 
     def runs(self, qualified: str) -> bool:
         """Is the body of this module's function `qualified` (`f`, `Class.method`) run on its own?"""
@@ -236,7 +233,7 @@ class ProjectContext:
         self.index = index
         self._parsed: dict[str, ForeignModule | None] = {}
         self._seeds: dict[str, dict[str, dict[str, object]]] = {}
-        self._importer_texts: dict[str, list[str | None]] = {}
+        self._texts: dict[str, str | None] = {}
 
     def view(self, path: str | os.PathLike) -> ModuleView | None:
         summary = self.index.module_of(path)
@@ -244,20 +241,17 @@ class ProjectContext:
 
     def importer_texts(self, name: str) -> list[str | None]:
         """The text of each other project module that imports module `name` (None: unreadable)."""
-        known = self._importer_texts.get(name)
-        if known is None:
-            index = self.index
-            known = self._importer_texts[name] = []
-            for summary in index.modules.values():
-                if summary.name != name and any(
-                        (found := index.resolve(full + ".x", summary.package) or index.resolve(full, summary.package))
-                        is not None and found[0] == name for full in summary.imports.values()):
-                    try:
-                        with open(summary.path, "rb") as handle:
-                            known.append(handle.read().decode("utf-8-sig", "replace"))
-                    except OSError:
-                        known.append(None)
-        return known
+        return [self._text(importer) for importer in self.index.importers_of(name)]
+
+    def _text(self, name: str) -> str | None:
+        """A project module's text as it is on disk, read once (None: unreadable)."""
+        if name not in self._texts:
+            try:
+                with open(self.index.modules[name].path, "rb") as handle:
+                    self._texts[name] = handle.read().decode("utf-8-sig", "replace")
+            except OSError:
+                self._texts[name] = None
+        return self._texts[name]
 
     def foreign(self, name: str) -> ForeignModule | None:
         if name not in self._parsed:

@@ -522,8 +522,9 @@ class ProjectIndex:
         self._resolved: dict[tuple[str, str], tuple[str, str] | None] | None = None
         #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
         self._reach: dict[str, str] | None = None
-        #: Module -> the project modules it imports (`key_of`), with `_reach`.
+        #: Module -> the project modules it imports (`key_of`), with `_reach`; and the reverse.
         self._imported: dict[str, list[str]] = {}
+        self._importers: dict[str, list[str]] = {}
 
     # ---- building
 
@@ -901,21 +902,40 @@ class ProjectIndex:
         of the project modules it imports (and theirs, and its own), of the modules that hand it
         datasets, and of what those import; the whole text of the modules it imports (the
         functions it maps and the layers it calls are judged by their bodies, which no summary
-        holds) and of the modules that import its datasets (their uses of them are its
-        datasets' consumers)."""
+        holds), of the modules that import its datasets (their uses of them are its datasets'
+        consumers), and of every module that imports it (what none mentions never runs)."""
         name = self.by_path.get(os.path.abspath(path))
         if name is None:
             return b""
-        if self._reach is None:
-            self._reach, self._imported = self._reach_digests()
-        reach = self._reach
+        reach = self._import_graph()
         return "\0".join(
             [reach[name],
              *(f"{other}~{self.modules[other].text_digest}" for other in self._imported[name]),
+             # (whether an importer mentions a name decides whether what it names ever runs)
+             *(f"{other}^{self.modules[other].text_digest}" for other in self._importers.get(name, ())),
              *(f"{other}={reach[other]}" for other in sorted(self.callers.get(name, ()))),
              *(f"{other}~{self.modules[other].text_digest}={reach[other]}"
                for other in sorted(self.consumers.get(name, ())))]
         ).encode()
+
+    def imported_modules(self, name: str) -> list[str]:
+        """The other project modules that module `name` imports (by any name)."""
+        self._import_graph()
+        return self._imported[name]
+
+    def importers_of(self, name: str) -> list[str]:
+        """The other project modules that import module `name` (by any name)."""
+        self._import_graph()
+        return self._importers.get(name, [])
+
+    def _import_graph(self) -> dict[str, str]:
+        """The import graph's edges both ways and each module's reach digest, made once."""
+        if self._reach is None:
+            self._reach, self._imported = self._reach_digests()
+            for importer, imported in self._imported.items():
+                for other in imported:
+                    self._importers.setdefault(other, []).append(importer)
+        return self._reach
 
     def _reach_digests(self) -> tuple[dict[str, str], dict[str, list[str]]]:
         """Per module, one digest of the summaries of every module it reaches by imports, itself
