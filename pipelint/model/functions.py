@@ -295,16 +295,22 @@ class MappedFunctions(InterpreterState):
                     and self._picks_or_casts(expr.args[0].value))
         return False
 
+    def _wrapped_function(self, wrapper: cst.Call | None) -> cst.Lambda | cst.FunctionDef | None:
+        """The Python function a `py_function`/`numpy_function` wraps, when it is in sight: a
+        lambda, or a module-level function of this module."""
+        arg = find_arg(wrapper, "func", 0) if wrapper is not None else None
+        if arg is None:
+            return None
+        if isinstance(arg.value, cst.Lambda):
+            return arg.value
+        return self.functions.get(arg.value.value) if isinstance(arg.value, cst.Name) else None
+
     def _wrapped_randomness(self, wrapper: cst.Call | None) -> cst.CSTNode | None:
         """Randomness in the module-level function a `py_function`/`numpy_function` wraps (one
-        level: the model's facts otherwise stop at the wrapper)."""
-        if wrapper is None:
-            return None
-        arg = find_arg(wrapper, "func", 0)
-        if arg is None or not isinstance(arg.value, cst.Name):
-            return None
-        body = self.functions.get(arg.value.value)
-        if body is None:
+        level: the model's facts otherwise stop at the wrapper; a lambda's calls are the
+        function's own)."""
+        body = self._wrapped_function(wrapper)
+        if body is None or isinstance(body, cst.Lambda):
             return None
         for call in CallCollector.of(body).calls:
             name = self.qualified_name(call.func)
@@ -313,16 +319,10 @@ class MappedFunctions(InterpreterState):
         return None
 
     def _wrapped_only_waits(self, wrapper: cst.Call | None) -> bool:
-        """Does the Python function a `py_function`/`numpy_function` wraps (a lambda, or a function
-        of this module) only call `time.sleep`? (Standing in for I/O: it does not hold the GIL.)"""
-        arg = find_arg(wrapper, "func", 0) if wrapper is not None else None
-        if arg is None:
-            return False
-        body = arg.value.body if isinstance(arg.value, cst.Lambda) else (
-            self.functions.get(arg.value.value) if isinstance(arg.value, cst.Name) else None)
-        if body is None:
-            return False
-        calls = CallCollector.of(body).calls
+        """Does the Python function a `py_function`/`numpy_function` wraps only call `time.sleep`?
+        (Standing in for I/O: it does not hold the GIL.)"""
+        body = self._wrapped_function(wrapper)
+        calls = CallCollector.of(body).calls if body is not None else []
         return bool(calls) and all(self.qualified_name(call.func) in WAITING_CALLS for call in calls)
 
     def _shape_bound(self, collected: "CallCollector") -> bool:
