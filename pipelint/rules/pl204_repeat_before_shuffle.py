@@ -31,8 +31,10 @@ def _stopped_by_zip(path: DatasetPath, repeat: Op, prefixes: list[DatasetPath]) 
     after = path.ops[path.ops.index(repeat) + 1:]
     for zip_op in (op for op in after if op.name == "zip"):
         for other in prefixes:
-            if other is not path and zip_op in other.ops and not any(
-                    op.name == "repeat" and _repeats(op) for op in other.all_ops()[:other.all_ops().index(zip_op)]):
+            if other is path or zip_op not in other.ops:
+                continue
+            before_zip = other.all_ops()
+            if not any(op.name == "repeat" and _repeats(op) for op in before_zip[:before_zip.index(zip_op)]):
                 return True
     return False
 
