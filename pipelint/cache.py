@@ -231,8 +231,10 @@ class ResultCache:
     def key(self, settings: Settings, path: Path, data: bytes, project: bytes = b"") -> str:
         """`project`: what the file's findings depend on in other modules (`ProjectIndex.key_of`)."""
         digest = blake2b(digest_size=20)
+        # The TensorFlow/Keras the file targets comes from files beside the code (requirements.txt...).
+        target = settings.target_for(path, data.decode("utf-8", "replace")).cache_key().encode()
         for part in (self.generation.encode(), self._settings_key(settings, path),
-                     path.suffix.encode(), data, project):
+                     path.suffix.encode(), data, project, target):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         return digest.hexdigest()

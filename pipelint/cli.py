@@ -93,9 +93,13 @@ def main() -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only, no summary.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Use this pyproject.toml or pipelint.toml for every file.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--target-version", help="The TensorFlow release the code targets (\"2.4\", \"tf2.15+keras3\"); "
+              "default: inferred per file from the closest requirements file, setup.py, Dockerfile... or its API.")
+@click.option("--show-settings", is_flag=True, help="Print each file's configuration and target TensorFlow/Keras "
+              "(and where it was found), then exit.")
 def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_include, force_exclude, output_format,
           output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, stdin_filename, quiet,
-          config_path, jobs) -> None:
+          config_path, jobs, target_version, show_settings) -> None:
     """Check Python files and Jupyter notebooks under PATHS (default: the current directory; `-`: stdin)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
     from pipelint.discovery import discover
@@ -115,6 +119,7 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
         exclude=_patterns(exclude) or None,
         extend_exclude=_patterns(extend_exclude),
         extend_include=_patterns(extend_include),
+        target_version=target_version,
     )
     fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
     errors: list[str] = []
@@ -127,6 +132,11 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
         else:
             found = discover(list(paths) or ["."], resolver, force_exclude=force_exclude)
             errors = found.errors
+            if show_settings:
+                _show_settings(found.files, resolver)
+                for message in errors:
+                    click.echo(f"pipelint: error: {message}", err=True)
+                sys.exit(EXIT_ERROR if errors else EXIT_CLEAN)
             results = _check_files(found.files, resolver, jobs, fix_mode, no_cache)
     except ConfigError as error:
         _fail(str(error))
@@ -197,6 +207,30 @@ def _unified_diff(result) -> list[str]:
         out.extend(difflib.unified_diff(lines(old), lines(new), fromfile=f"a/{result.path}:cell {number}",
                                         tofile=f"b/{result.path}:cell {number}"))
     return out
+
+
+def _show_settings(files, resolver) -> None:
+    """One line per file: its configuration file and the TensorFlow/Keras it targets, with where
+    that came from (as ruff's --show-settings, per file since pipelint infers the target per file)."""
+    from pipelint.project import ProjectIndex
+    from pipelint.project.context import ProjectContext
+    from pipelint.results import display_path
+
+    # The project's modules, as `check` reads them: a module's importers show its Keras too.
+    project = ProjectContext(ProjectIndex.build(list(files)))
+    for path in files:
+        settings = resolver.for_path(path)
+        try:
+            source = Path(path).read_bytes().decode("utf-8", "replace")
+        except OSError as error:
+            click.echo(f"{display_path(Path(path), resolver.cwd)}: unreadable: {error.strerror or error}")
+            continue
+        config = display_path(settings.config_path, resolver.cwd) if settings.config_path else "(defaults)"
+        enabled = len(settings.enabled_codes(Path(path)))
+        view = project.view(path)
+        target = settings.target_for(path, source, view.api_evidence() if view is not None else ())
+        click.echo(f"{display_path(Path(path), resolver.cwd)}: {target.describe()}; "
+                   f"config {config}, {enabled} codes enabled")
 
 
 def _check_files(files, resolver, jobs, fix_mode, no_cache: bool) -> list:

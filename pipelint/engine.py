@@ -35,6 +35,7 @@ from pipelint.results import DisplayPaths, FileResult, FixMode
 from pipelint.rules import Rule, RuleContext, all_rules
 from pipelint.rules.base import Finding
 from pipelint.suppressions import has_skip_file, parse_suppressions
+from pipelint.target import Target, target_for
 
 if TYPE_CHECKING:
     from pipelint.config import Settings, SettingsResolver
@@ -240,10 +241,12 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
 
 
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
-                tree: ast.Module | None = None, project: "ModuleView | None" = None) -> list[Diagnostic]:
+                tree: ast.Module | None = None, project: "ModuleView | None" = None,
+                target: "Target | None" = None) -> list[Diagnostic]:
     """All diagnostics for one decoded source text, suppressions applied, sorted. `tree`: the
     source's `ast` when the caller has parsed it already (a notebook's program). `project`: the
-    module's view of the project index (calls into other modules are followed)."""
+    module's view of the project index (calls into other modules are followed). `target`: the
+    TensorFlow/Keras the file is written for (None: inferred from `path` and `source`)."""
     receives = project is not None and project.receives
     names_tf = _MENTIONS_TF.search(source) is not None
     if has_skip_file(source) or not (receives or names_tf or may_use_datasets(source, names_tf)):
@@ -274,6 +277,10 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
         return [_engine_diagnostic(path, "PL000", f"pipeline model failed: {type(error).__name__}: {error}")]
     findings: list[tuple[Rule, Finding]] = []
     diagnostics: list[Diagnostic] = []
+    # The TensorFlow and Keras this file is written for: tf.data's default rewrites and the Keras
+    # API that rules judge it by.
+    model.target = target if target is not None else (
+        settings.target_for(path, source) if settings is not None else target_for(path, source))
     for code in _checkable_codes(codes):
         rule = _rule(code)
         options = settings.options_for(code) if settings is not None else {
@@ -412,9 +419,10 @@ def _deduplicate(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 
 def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
-                 fix_mode: FixMode, project: "ModuleView | None" = None) -> tuple[list[Diagnostic], str, int]:
+                 fix_mode: FixMode, project: "ModuleView | None" = None,
+                 target: "Target | None" = None) -> tuple[list[Diagnostic], str, int]:
     """Check, then apply fixes round after round until none applies; returns what remains."""
-    diagnostics = lint_source(source, path, codes, settings, project=project)
+    diagnostics = lint_source(source, path, codes, settings, project=project, target=target)
     if not fix_mode.enabled:
         return diagnostics, source, 0
     total = 0
@@ -429,7 +437,7 @@ def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Setti
         except Exception:  # noqa: BLE001 - a fix that breaks the file is dropped, never written
             break
         source, total = fixed, total + count
-        diagnostics = lint_source(source, path, codes, settings, project=project)
+        diagnostics = lint_source(source, path, codes, settings, project=project, target=target)
     return diagnostics, source, total
 
 
@@ -451,7 +459,8 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
             result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot read file: {reason}")]
             return result
     if is_notebook_path(path):
-        return _check_notebook_file(result, data, codes, settings, fix_mode)
+        return _check_notebook_file(result, data, codes, settings, fix_mode,
+                                    settings.target_for(path, data.decode("utf-8", "replace")))
     try:
         source, result.encoding, result.bom = _decode(data)
     except ValueError as error:
@@ -459,8 +468,10 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
         return result
     try:
         view = project.view(path) if project is not None else None
+        # From the file's real path (the display path may be relative to another directory).
+        target = settings.target_for(path, source, view.api_evidence() if view is not None else ())
         diagnostics, fixed, count = run_with_deep_stack(
-            lint_and_fix, source, display_path, codes, settings, fix_mode, view)
+            lint_and_fix, source, display_path, codes, settings, fix_mode, view, target)
     except Exception as error:  # noqa: BLE001
         diagnostics, fixed, count = [_engine_diagnostic(
             display_path, "PL000", f"internal error: {type(error).__name__}: {error}")], source, 0
@@ -476,7 +487,7 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
 
 
 def _check_notebook_file(result: FileResult, data: bytes, codes: frozenset[str], settings: Settings,
-                         fix_mode: FixMode) -> FileResult:
+                         fix_mode: FixMode, target: "Target | None" = None) -> FileResult:
     path = result.path
     try:
         text = data.decode("utf-8")  # JSON is UTF-8 (RFC 8259)
@@ -488,7 +499,7 @@ def _check_notebook_file(result: FileResult, data: bytes, codes: frozenset[str],
         text = text[1:]
     try:
         diagnostics, fixed, count, changed = run_with_deep_stack(
-            lint_and_fix_notebook, text, path, codes, settings, fix_mode)
+            lint_and_fix_notebook, text, path, codes, settings, fix_mode, target)
     except NotebookError as error:
         result.diagnostics = [_engine_diagnostic(path, "PL002", f"cannot read notebook: {error}")]
         return result
@@ -508,7 +519,7 @@ def lint_notebook(text: str, path: str, codes: frozenset[str], settings: "Settin
 
 
 def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
-                   settings: "Settings | None") -> list[Diagnostic]:
+                   settings: "Settings | None", target: "Target | None" = None) -> list[Diagnostic]:
     if not notebook.python:
         return []  # another kernel language: skipped silently, as ruff does
     if not any(_MENTIONS_TF.search(cell.source) for cell in notebook.cells):
@@ -518,7 +529,8 @@ def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
         return []
     if _MENTIONS_TF.search(program.text) and _could_fire(program.text, codes):
         program.check_syntax()
-    diagnostics = [_to_cell(d, program) for d in lint_source(program.text, path, codes, settings, program.tree)]
+    diagnostics = [_to_cell(d, program) for d in lint_source(program.text, path, codes, settings, program.tree,
+                                                             target=target)]
     for error in program.errors:
         suppressions = parse_suppressions(error.cell.source, frozenset(all_rules()))
         if not suppressions.suppresses(error.line, "PL001"):
@@ -573,11 +585,11 @@ def _cell_parses(source: str) -> bool:
 
 
 def lint_and_fix_notebook(text: str, path: str, codes: frozenset[str], settings: "Settings | None",
-                          fix_mode: FixMode) -> tuple[list[Diagnostic], str, int, list[tuple[int, str, str]]]:
+                          fix_mode: FixMode, target: "Target | None" = None) -> tuple[list[Diagnostic], str, int, list[tuple[int, str, str]]]:
     """Check a notebook, then fix its cells round after round; returns (what remains, the new
     JSON text, fixes applied, [(cell, old source, new source)] of the changed cells)."""
     notebook = parse_notebook(text)
-    diagnostics = _lint_notebook(notebook, path, codes, settings)
+    diagnostics = _lint_notebook(notebook, path, codes, settings, target)
     if not fix_mode.enabled:
         return diagnostics, text, 0, []
     original = {cell.number: cell.source for cell in notebook.cells}
@@ -605,7 +617,7 @@ def lint_and_fix_notebook(text: str, path: str, codes: frozenset[str], settings:
         if not changed:
             break
         notebook = Notebook([replace(cell, source=sources[cell.number]) for cell in notebook.cells])
-        diagnostics = _lint_notebook(notebook, path, codes, settings)
+        diagnostics = _lint_notebook(notebook, path, codes, settings, target)
     changes = [(number, original[number], sources[number]) for number in original
                if sources[number] != original[number]]
     if not changes:

@@ -31,7 +31,8 @@ def test_valid_examples_stay_silent(rule, source):
 
 @pytest.mark.parametrize("rule,example", list(_cases("INVALID")))
 def test_invalid_examples_fire(rule, example):
-    settings = settings_with({rule.code: example.options}) if example.options else None
+    settings = settings_with({rule.code: example.options or {}}, example.target) \
+        if example.options or example.target else None
     found = lint_source(example.code, "example.py", frozenset({rule.code}), settings)
     assert any(d.code == rule.code for d in found), f"{rule.code} did not fire on:\n{example.code}"
     assert not [d for d in found if d.code.startswith("PL0")]

@@ -225,11 +225,18 @@ async def test_notebook_cells_get_their_own_diagnostics(client: LanguageClient, 
 
 
 async def test_config_change_is_picked_up(client: LanguageClient, workspace: Path):
+    # The server registers its watchers after `initialized`, asynchronously: wait for them.
+    deadline = time.monotonic() + 10
+    while not any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations) \
+            and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
     watched = [r for r in client.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
     globs = {w["globPattern"] if isinstance(w, dict) else w.glob_pattern
              for r in watched for w in (r.register_options["watchers"] if isinstance(r.register_options, dict)
                                         else r.register_options.watchers)}
-    assert globs == {"**/pyproject.toml", "**/pipelint.toml"}
+    # Configuration files, and the files that declare the project's TensorFlow (requirements.txt...).
+    assert {"**/pyproject.toml", "**/pipelint.toml", "**/requirements*.txt", "**/setup.py",
+            "**/Dockerfile*"} <= globs
     project = workspace / "project"
     project.mkdir()
     config = project / "pipelint.toml"
@@ -266,3 +273,26 @@ async def test_unknown_request_gets_an_error_response(client: LanguageClient):
     assert await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri="file:///nowhere.py"),
         position=types.Position(line=0, character=0))) is None
+
+
+async def test_a_changed_requirements_file_changes_the_target(client: LanguageClient, workspace: Path):
+    """The project's TensorFlow comes from its requirements.txt: editing the pin re-checks the
+    open documents (a stateless serial map is reported on TensorFlow 2.4 only)."""
+    project = workspace / "pinned"
+    project.mkdir()
+    requirements = project / "requirements.txt"
+    requirements.write_text("tensorflow==2.4.1\n")
+    uri = open_file(client, project / "train.py", STATELESS_SERIAL_MAP)
+    await wait_for(client, uri, lambda ds: "PL101" in codes(ds))
+    requirements.write_text("tensorflow==2.8.0\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=requirements.as_uri(), type=types.FileChangeType.Changed)]))
+    await wait_for(client, uri, lambda ds: "PL101" not in codes(ds))
+
+
+STATELESS_SERIAL_MAP = """\
+import tensorflow as tf
+
+ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(lambda x: tf.io.parse_tensor(x, tf.float32) * 2.0)
+model.fit(ds.batch(32).prefetch(tf.data.AUTOTUNE))
+"""

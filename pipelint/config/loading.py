@@ -19,6 +19,7 @@ from pipelint.config.matching import abspath, rel_posix
 from pipelint.config.options import check_rule_options
 from pipelint.config.selection import check_selectors, split_cli_values
 from pipelint.config.settings import Settings
+from pipelint.target import TargetError, forget_declarations, parse_target_version
 
 if sys.version_info >= (3, 11):  # pragma: no cover - version dependent
     import tomllib
@@ -40,7 +41,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include")
 _BOOL_KEYS = ("respect-gitignore", "force-exclude")
-_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules", "cache-dir"))
+_KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules", "cache-dir", "target-version"))
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 
 
@@ -52,6 +53,7 @@ class CliOverrides:
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
     extend_include: tuple[str, ...] = ()
+    target_version: str | None = None
 
 
 def _display(path: Path, cwd: Path | None = None) -> str:
@@ -179,6 +181,16 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
 
     rule_options = check_rule_options(table["rules"], where, display) if "rules" in table else ()
 
+    target_version = overrides.target_version if overrides.target_version is not None else table.get("target-version")
+    if target_version is not None:
+        label = "--target-version" if overrides.target_version is not None else f"{where}'target-version'"
+        if not isinstance(target_version, str):
+            raise ConfigError(f"{label} must be a string such as \"2.4\"")
+        try:
+            parse_target_version(target_version)
+        except TargetError as error:
+            raise ConfigError(f"{label}: {error}") from None
+
     # CLI overrides.
     cli_select = split_cli_values(overrides.select)
     if cli_select is not None:
@@ -212,6 +224,7 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
         respect_gitignore=table.get("respect-gitignore", True),
         force_exclude=table.get("force-exclude", False),
         cache_dir=cache_dir,
+        target_version=target_version,
     )
 
 
@@ -226,6 +239,7 @@ class SettingsResolver:
         self._by_config: dict[str | None, Settings] = {}
         self._closest_config = ClosestAncestor(_config_path_in_dir)
         self._fixed: Settings | None = None
+        forget_declarations()  # a new run reads requirements.txt and the like anew
         if self.config_path is not None:
             self._fixed = load_settings(self.config_path, overrides, self.cwd)
 

@@ -5,12 +5,14 @@ Compiled matchers are cached on the object and rebuilt after pickling (worker pr
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipelint.config.selection import selected_codes, without
 from pipelint.config.matching import ExcludeMatcher, PathGlob, abspath, rel_posix
 from pipelint.config.options import RuleOptions, options_for
+from pipelint.target import Target, parse_target_version, target_for
 
 __all__ = ["Settings"]
 
@@ -31,6 +33,8 @@ class Settings:
     #: Globs naming more files to check besides *.py, *.pyi and *.ipynb (read as Python).
     extend_include: tuple[str, ...] = ()
     cache_dir: Path | None = None  # absolute; None: the default beside the config (pipelint.cache)
+    #: `target-version`: the TensorFlow (and Keras) every file targets; None: inferred per file.
+    target_version: str | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     # Pickle without the compiled caches (they are rebuilt lazily in the worker).
@@ -76,6 +80,15 @@ class Settings:
             selectors = [s for i in hits for s in self.per_file_ignores[i][1]]
             cached = self._cache[key] = without(base, selectors)
         return cached
+
+    def target_for(self, path: "str | os.PathLike[str] | None", source: str,
+                   neighbours: "Sequence[tuple[str, str]]" = ()) -> Target:
+        """The TensorFlow and Keras the file at `path` is written for (pipelint/target.py);
+        `neighbours`: (name, text) of the project modules it imports or that import it."""
+        setting = self._cache.get("target")
+        if setting is None and self.target_version is not None:
+            setting = self._cache["target"] = parse_target_version(self.target_version)
+        return target_for(path, source, setting, neighbours)
 
     def options_for(self, code: str) -> dict[str, object]:
         """The rule's Option defaults overlaid with the configured values."""

@@ -151,7 +151,9 @@ class MappedFunctions(InterpreterState):
             elementwise = all(self.qualified_name(c.func) in ELEMENTWISE_CALLS for c in inner_calls.calls)
             shape_bound = self._shape_bound(inner_calls)
             trivial = self._picks_or_casts(returned)
-        elif depth == 0 and not partial and isinstance(body, cst.FunctionDef) and not body.decorators:
+        elif depth == 0 and not partial and isinstance(body, cst.FunctionDef) and all(
+                isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+                for d in body.decorators):
             trivial = self._only_picks_or_casts(body)
         if stateful_call is None and randomness is not None:
             stateful_call = randomness  # a random object's name handed to a call
@@ -262,13 +264,50 @@ class MappedFunctions(InterpreterState):
                 isinstance(statements[0].body[0], cst.Expr) and \
                 isinstance(statements[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
             statements = statements[1:]  # docstring
-        if not statements or not all(isinstance(stmt, cst.SimpleStatementLine) for stmt in statements):
+        if not statements or not isinstance(statements[-1], cst.SimpleStatementLine):
             return False
-        smalls = [small for stmt in statements for small in stmt.body]
-        *steps, last = smalls
+        *steps, last = [small for small in statements[-1].body]
         return (isinstance(last, cst.Return) and last.value is not None and self._picks_or_casts(last.value)
-                and all(isinstance(step, cst.Assign) and all(isinstance(t.target, cst.Name) for t in step.targets)
-                        and self._picks_or_casts(step.value) for step in steps))
+                and all(self._only_picks(stmt) for stmt in statements[:-1])
+                and all(self._picking_step(step, ()) for step in steps))
+
+    def _only_picks(self, statement: cst.BaseStatement, loop_names: tuple[str, ...] = ()) -> bool:
+        """A statement that only binds picks: `x = d["a"]`, `out[key] = d[key]` in a `for key in
+        FIELDS:` loop (a dict projection written as a loop), `if key in SKIP: continue`."""
+        if isinstance(statement, cst.SimpleStatementLine):
+            return all(self._picking_step(small, loop_names) for small in statement.body)
+        if isinstance(statement, cst.For) and isinstance(statement.target, cst.Name) and statement.orelse is None \
+                and self._picks_or_casts(statement.iter) and not statement.asynchronous:
+            names = (*loop_names, statement.target.value)
+            return all(self._only_picks(inner, names) for inner in block_body(statement.body))
+        if isinstance(statement, cst.If) and statement.orelse is None and loop_names:
+            return all(isinstance(inner, cst.SimpleStatementLine)
+                       and all(isinstance(small, cst.Continue) for small in inner.body)
+                       for inner in block_body(statement.body))
+        return False
+
+    def _picking_step(self, step: cst.BaseSmallStatement, loop_names: tuple[str, ...]) -> bool:
+        if isinstance(step, cst.Continue):
+            return bool(loop_names)
+        if not isinstance(step, cst.Assign):
+            return False
+
+        def picked(expr: cst.BaseExpression) -> bool:
+            if isinstance(expr, cst.Subscript) and loop_names and len(expr.slice) == 1 \
+                    and isinstance(expr.slice[0].slice, cst.Index) \
+                    and isinstance(expr.slice[0].slice.value, cst.Name) \
+                    and expr.slice[0].slice.value.value in loop_names:
+                return self._picks_or_casts(expr.value)  # `data[key]`, the loop's key
+            return self._picks_or_casts(expr)
+
+        def target_ok(target: cst.BaseExpression) -> bool:
+            if isinstance(target, cst.Name):
+                return True
+            if isinstance(target, cst.Tuple):
+                return all(isinstance(e.value, cst.Name) for e in target.elements)
+            return isinstance(target, cst.Subscript) and picked(target)
+
+        return all(target_ok(t.target) for t in step.targets) and picked(step.value)
 
     def _picks_or_casts(self, expr: cst.BaseExpression) -> bool:
         """Is `expr` made only of names, their items/attributes, tuples, dicts, casts, and a division

@@ -26,6 +26,7 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params
+from pipelint.target import Target
 from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
 
 
@@ -151,6 +152,8 @@ class PipelineModel(KerasQueries):
         self.discarded: set[Op] = set()
         #: A notebook: nothing imports its names (set by the engine).
         self.notebook = False
+        #: The TensorFlow and Keras the module is written for (set by the engine; pipelint/target.py).
+        self.target = Target()
         self._dropped: dict[Op, bool] = {}
         self._unused_names: set[str] | None = None
         #: Run as a caller of another project module: the datasets each of that module's
@@ -182,8 +185,11 @@ class PipelineModel(KerasQueries):
         return self.imports.resolve(expr)
 
     def uses_keras3(self) -> bool:
-        """Imports TensorFlow/Keras, and not Keras 2 (`tf_keras`, or `TF_USE_LEGACY_KERAS`)."""
+        """Imports TensorFlow/Keras, and not Keras 2 (`tf_keras`, `TF_USE_LEGACY_KERAS`, or a target
+        whose Keras is 2: TensorFlow before 2.16, standalone Keras 2 pinned or written for)."""
         if self.imports.imports_any("tf_keras") or not self.imports.imports_any("tensorflow", "keras"):
+            return False
+        if self.target.keras_major < 3:
             return False
         return "TF_USE_LEGACY_KERAS" not in self.source
 

@@ -111,6 +111,7 @@ class ModuleView:
     def __init__(self, context: "ProjectContext", summary: ModuleSummary, recording: str | None = None,
                  run_as: ForeignModule | None = None, functions: frozenset[str] | None = None) -> None:
         self.context, self.name, self.package = context, summary.name, summary.package
+        self.path = summary.path
         #: Other modules hand this one datasets: it is checked even if it never names TensorFlow.
         self.receives = context.index.receives_datasets(summary.name)
         #: Run as a caller of module `recording`: keep what its functions receive (`model.seeds`).
@@ -128,6 +129,11 @@ class ModuleView:
             return None
         pattern = re.compile(rf"\b{re.escape(name)}\b")
         return any(text is None or pattern.search(text) for text in texts)
+
+    def api_evidence(self) -> list[tuple[str, str]]:
+        """(file name, evidence) of the TensorFlow/Keras API of the project modules connected to
+        this one (`ProjectIndex.api_evidence`)."""
+        return self.context.index.api_evidence(self.path)
 
     def imports_the_project(self) -> bool:
         """Does this module import another project module (a script of the project, when none
@@ -241,9 +247,9 @@ class ProjectContext:
 
     def importer_texts(self, name: str) -> list[str | None]:
         """The text of each other project module that imports module `name` (None: unreadable)."""
-        return [self._text(importer) for importer in self.index.importers_of(name)]
+        return [self.module_text(importer) for importer in self.index.importers_of(name)]
 
-    def _text(self, name: str) -> str | None:
+    def module_text(self, name: str) -> str | None:
         """A project module's text as it is on disk, read once (None: unreadable)."""
         if name not in self._texts:
             try:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pipelint.project.graphs import strongly_connected_components
+from pipelint.target import api_evidence
 
 try:  # as in pipelint.cache: blake2b without hashlib's OpenSSL import
     from _blake2 import blake2b
@@ -125,6 +126,8 @@ class ModuleSummary:
     #: Of its whole text: what a module that it imports datasets from depends on (its loops).
     text_digest: str = ""
     digest: str = ""
+    #: What its API says about the TensorFlow/Keras it is written for (`pipelint.target.api_evidence`).
+    api: str = ""
 
     def relevant(self, attribute: str, carries: bool) -> bool:
         """Is a call of `attribute` (`f`, `Class`, `Class.method`) worth following: does it
@@ -152,6 +155,7 @@ class ModuleSummary:
                       {name: tuple(needs) for name, needs in data["exports"].items()},
                       [(target, key, tuple(needs)) for target, key, needs in data["handing"]],
                       data["text_digest"])
+        summary.api = data.get("api", "")
         return summary
 
 
@@ -179,6 +183,7 @@ def summarise(name: str, package: str, path: str, text: str, checked: bool, whol
     `whole`: every function of it walked, whatever its text (another module hands it datasets)."""
     summary = ModuleSummary(name, path, package, checked)
     summary.text_digest = blake2b(text.encode(), digest_size=8).hexdigest()
+    summary.api = api_evidence(text)
     if whole or _COULD_TOUCH_DATASETS.search(text):
         try:
             with warnings.catch_warnings():
@@ -915,8 +920,34 @@ class ProjectIndex:
              *(f"{other}^{self.modules[other].text_digest}" for other in self._importers.get(name, ())),
              *(f"{other}={reach[other]}" for other in sorted(self.callers.get(name, ()))),
              *(f"{other}~{self.modules[other].text_digest}={reach[other]}"
-               for other in sorted(self.consumers.get(name, ())))]
+               for other in sorted(self.consumers.get(name, ()))),
+             # (the API of the modules it is connected to says which Keras it is written for)
+             *(f"api:{where}={evidence}" for where, evidence in self.api_evidence(path))]
         ).encode()
+
+    def api_evidence(self, path: str | os.PathLike) -> list[tuple[str, str]]:
+        """(file name, evidence) of the TensorFlow/Keras API that the modules connected to this one
+        through imports show, nearest first: a `Sequence` module is written for the Keras of the
+        script that trains on it through a helper (`fit_generator` two imports away)."""
+        start = self.by_path.get(os.path.abspath(path))
+        if start is None:
+            return []
+        self._import_graph()
+        found: list[tuple[str, str]] = []
+        seen = {start}
+        frontier = [start]
+        while frontier:
+            following: list[str] = []
+            for name in frontier:
+                for other in (*self._imported.get(name, ()), *self._importers.get(name, ())):
+                    if other in seen or other not in self.modules:
+                        continue
+                    seen.add(other)
+                    following.append(other)
+                    if self.modules[other].api:
+                        found.append((os.path.basename(self.modules[other].path), self.modules[other].api))
+            frontier = sorted(following)
+        return found
 
     def imported_modules(self, name: str) -> list[str]:
         """The other project modules that module `name` imports (by any name)."""

@@ -57,6 +57,8 @@ class Invalid:
     fixed: str | None = None
     #: Rule options the example is checked with (`{"prefetch-injected": False}`); defaults otherwise.
     options: dict[str, Any] | None = None
+    #: The `target-version` the example is checked under ("2.4", "2.21"); none: inferred from its API.
+    target: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", example_source(self.code))
@@ -77,13 +79,20 @@ class Option:
     description: str
 
 
-#: Shared by PL103 and PL104. Since TensorFlow 2.9, tf.data's default `inject_prefetch` rewrite ends
-#: a pipeline whose last stage is synchronous with a prefetch (while autotuning is on), so by
-#: default those rules report only pipelines whose options switch that rewrite off.
+#: Shared by PL103 and PL104. tf.data's default `inject_prefetch` rewrite (TensorFlow 2.11 and
+#: later, pipelint/target.py) ends a pipeline whose last stage is synchronous with a prefetch
+#: (while autotuning is on); unset, the rules ask the file's target TensorFlow whether it does.
 PREFETCH_INJECTED = Option(
-    bool, True,
-    "TensorFlow adds the final prefetch itself (`inject_prefetch`, TF >= 2.9): report only pipelines "
-    "whose options switch it off. Set false for older TensorFlow, or to ask for an explicit prefetch.")
+    bool, None,
+    "Whether TensorFlow adds the final prefetch itself (`inject_prefetch`): unset, the file's target "
+    "TensorFlow decides (on from 2.11; see `target-version`), and only pipelines whose options switch it "
+    "off are reported there. Set false to ask for an explicit prefetch everywhere.")
+
+
+def prefetch_injected(ctx: "RuleContext") -> bool:
+    """Does tf.data add the final prefetch for this file: the rule's option where set, else its target?"""
+    configured = ctx.options.get("prefetch-injected")
+    return ctx.model.target.has_default_rewrite("inject_prefetch") if configured is None else bool(configured)
 
 
 #: A point in the source: the start or the end of a node's range.

@@ -26,7 +26,11 @@ random numbers, calls `tf.print`, updates a variable, looks up a table (`StringL
 an object it does not know), or the pipeline's options switch `map_parallelization` off. The
 message names the call that keeps it serial.
 
-A map whose function is provably stateless is left alone: only stateless TensorFlow ops, stateless
+A map whose function is provably stateless is left alone where the file's target TensorFlow
+parallelizes stateless maps on its own (2.5 and later: the `target-version` setting, else the
+closest declaring file above it, else the current release; see PL103); in a project on TensorFlow
+2.4 or older every serial map but a projection is reported, and the message names the version and
+where it was declared. Stateless means: only stateless TensorFlow ops, stateless
 Keras layers (`Rescaling`, `Resizing`, `Normalization`...), Python that runs once while tracing
 (`len`, `int`...) and functions of this module that do the same. So is a map that only picks
 parts of the element or casts them (`lambda x, y: x`), a map whose dataset is only looked at
@@ -263,11 +267,16 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 # (benchmarks/trivial_map_cost.py: serial / AUTOTUNE 0.70-1.04 under default options).
                 continue
             facts = site.op.facts
+            target = ctx.model.target
             switched_off = ctx.model.rewrite_switched_off("map_parallelization", ctx.model.pipeline_ops(site.op))
-            if facts.stateless and not switched_off:
+            parallelized = target.has_default_rewrite("map_parallelization")
+            if facts.stateless and parallelized and not switched_off:
                 continue  # tf.data's default `map_parallelization` runs a stateless function in parallel
             if switched_off:
                 why = "its options switch off tf.data's `map_parallelization`, so it runs serially"
+            elif not parallelized:
+                why = (f"{target.describe_tensorflow()} does not parallelize maps on its own (tf.data's "
+                       "`map_parallelization` is a default from 2.5), so it runs serially")
             elif facts.stateful_call is not None:
                 given = call.args[0].value if call.args else None
                 what = (f"`{_call_name(ctx, facts.stateful_call)}` is" if facts.stateful_call is given

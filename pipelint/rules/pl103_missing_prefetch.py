@@ -7,7 +7,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Applicability
 from pipelint.model import BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, PASS_THROUGH_METHODS, DatasetPath, Op, Origin
-from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext
+from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext, prefetch_injected
 from pipelint.rules.rewrite import append_call
 
 # Where each parallel-capable method takes `num_parallel_calls` positionally.
@@ -58,7 +58,8 @@ def _made_async(model, path: DatasetPath) -> bool:
     if len(ops) >= 2 and ops[-1].name == "batch" and ops[-2].name == "map":
         return not model.rewrite_switched_off("map_and_batch_fusion", every)
     if ops and ops[-1].name == "map" and ops[-1].facts.stateless:
-        return not model.rewrite_switched_off("map_parallelization", every)
+        return model.target.has_default_rewrite("map_parallelization") \
+            and not model.rewrite_switched_off("map_parallelization", every)
     return False
 
 
@@ -93,12 +94,16 @@ class MissingPrefetch(Rule):
     options: ClassVar[dict[str, Option]] = {"prefetch-injected": PREFETCH_INJECTED}
     docs = """\
 ## What it does
-Under TensorFlow's default options (2.9 and later) tf.data adds the final prefetch itself, so by
-default this rule reports only pipelines whose options switch that off
-(`with_options(options)` where the module sets `experimental_optimization.inject_prefetch`,
-`apply_default_optimizations` or `autotune.enabled` to `False`). With
-`[tool.pipelint.rules.PL103] prefetch-injected = false` (older TensorFlow, or a team that wants the
-prefetch written) it reports every such pipeline, as follows.
+From TensorFlow 2.11 tf.data adds the final prefetch itself (its default `inject_prefetch`
+rewrite), so in a file whose target TensorFlow is 2.11 or later (the `target-version` setting, else
+the closest requirements file, setup.py, Dockerfile... above it, else the current release; see
+[configuration](configuration.md#target-version)) this rule reports only pipelines whose options
+switch that off (`with_options(options)` where the module sets
+`experimental_optimization.inject_prefetch`, `apply_default_optimizations` or `autotune.enabled`
+to `False`). In a project on an older TensorFlow (`tensorflow==2.4` in requirements.txt) it
+reports every such pipeline, and its message names the version and where it was declared;
+`[tool.pipelint.rules.PL103] prefetch-injected = false` reports them whatever the version (a team
+that wants the prefetch written).
 
 Flags a `tf.data` pipeline that is consumed for training or inference (`fit`, `evaluate`,
 `predict`, `validation_data`, a `for` loop or `iter`, or a
@@ -117,10 +122,11 @@ dataset prefetches to the devices itself (PL602 covers the order of the two).
 ## Why is this bad?
 Without a final `prefetch` the producer and the consumer take turns: while the model runs a step
 nothing prepares the next batch. The TensorFlow guide asks that most pipelines end in
-`prefetch(tf.data.AUTOTUNE)`. Since 2.9 TensorFlow injects that prefetch through the default
+`prefetch(tf.data.AUTOTUNE)`. Since 2.11 TensorFlow injects that prefetch through the default
 `inject_prefetch` graph rewrite (checked on TF 2.21 by `benchmarks/default_rewrites.py`: the
 running pipeline ends in a `Prefetch` node it did not write), but only while autotuning is on and
-the rewrite is not switched off, and not in older releases. Where the options switch it off,
+the rewrite is not switched off, and not in older releases (2.10's `options.py` documents the
+option as "defaults to False"; 2.11's as "defaults to True"). Where the options switch it off,
 nothing overlaps the input with the step.
 
 ## Example
@@ -481,18 +487,27 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                 "an evaluation loop" if consumer.kind == "eval-loop" else
                 "a caller" if consumer.kind == "return" else f"`{consumer.kind}`")
             switched_off = any(model.rewrite_switched_off("inject_prefetch", path.all_ops()) for path in paths)
-            if ctx.options.get("prefetch-injected", True) and (
-                    not switched_off or any(_made_async(model, path) for path in paths)):
-                continue  # tf.data's default rewrites overlap its output with the consumer
-            message = (
-                f"dataset fed to {where} does not end in `prefetch`, and its options switch off "
-                "tf.data's `inject_prefetch`: input and training take turns; end it with "
-                "`.prefetch(tf.data.AUTOTUNE)`"
-            ) if switched_off else (
-                f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "
-                "while tf.data's automatic `inject_prefetch` applies (TensorFlow 2.9 and later, "
-                "autotuning on); end it with `.prefetch(tf.data.AUTOTUNE)` to make the overlap explicit"
-            )
+            configured = ctx.options.get("prefetch-injected")
+            injected = prefetch_injected(ctx)
+            if injected and not switched_off:
+                continue  # tf.data injects the final prefetch
+            if (injected or configured is None) and any(_made_async(model, path) for path in paths):
+                continue  # tf.data's other default rewrites make the last stage asynchronous
+            if not injected and configured is None:
+                message = (
+                    f"dataset fed to {where} does not end in `prefetch`: {model.target.describe_tensorflow()} "
+                    "injects no final prefetch (tf.data's `inject_prefetch` is a default from 2.11), so input "
+                    "and training take turns; end it with `.prefetch(tf.data.AUTOTUNE)`")
+            elif switched_off:
+                message = (
+                    f"dataset fed to {where} does not end in `prefetch`, and its options switch off "
+                    "tf.data's `inject_prefetch`: input and training take turns; end it with "
+                    "`.prefetch(tf.data.AUTOTUNE)`")
+            else:
+                message = (
+                    f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "
+                    "while tf.data's automatic `inject_prefetch` applies (TensorFlow 2.11 and later, "
+                    "autotuning on); end it with `.prefetch(tf.data.AUTOTUNE)` to make the overlap explicit")
             for path in paths:
                 ops = _stages(path.all_ops())
                 last = ops[-1] if ops else None

@@ -6,7 +6,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Applicability
 from pipelint.model import LOOKS, PASS_THROUGH_METHODS, Op, OpSite, literal_int
-from pipelint.rules.base import PREFETCH_INJECTED, At, Invalid, Option, Rule, RuleContext
+from pipelint.rules.base import PREFETCH_INJECTED, At, prefetch_injected, Invalid, Option, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
 # Ops that may follow a prefetch: they add no per-element work for the prefetch to hide.
@@ -31,12 +31,12 @@ class PrefetchNotLast(Rule):
     options: ClassVar[dict[str, Option]] = {"prefetch-injected": PREFETCH_INJECTED}
     docs = """\
 ## What it does
-Under TensorFlow's default options (2.9 and later) tf.data's `inject_prefetch` rewrite adds a
-prefetch after the pipeline's last stage, so the work after a misplaced `prefetch` is overlapped
-anyway (`map(f).prefetch(2).batch(4)` runs with a second, injected prefetch after `batch`). By
-default this rule therefore reports only pipelines whose options switch that rewrite off (as
-PL103 does); `[tool.pipelint.rules.PL104] prefetch-injected = false` reports every one, as
-follows.
+From TensorFlow 2.11 tf.data's `inject_prefetch` rewrite adds a prefetch after the pipeline's
+last stage, so the work after a misplaced `prefetch` is overlapped anyway
+(`map(f).prefetch(2).batch(4)` runs with a second, injected prefetch after `batch`). In a file
+whose target TensorFlow is 2.11 or later (see PL103 and `target-version`) this rule therefore
+reports only pipelines whose options switch that rewrite off; on an older target, or with
+`[tool.pipelint.rules.PL104] prefetch-injected = false`, it reports every one, as follows.
 
 Flags a transformation that comes after an explicit `prefetch` on the same pipeline, such as
 `ds.prefetch(tf.data.AUTOTUNE).batch(32)` or `ds.prefetch(2).map(f)`. Pass-through ops that do no
@@ -214,7 +214,7 @@ instead of examples, say), so memory use can grow by the batch size.
                 if prefetch is None or id(op) in reported:
                     continue
                 if excused is None:
-                    excused = ((ctx.options.get("prefetch-injected", True)
+                    excused = ((prefetch_injected(ctx)
                                 and not ctx.model.rewrite_switched_off("inject_prefetch", ctx.model.pipeline_ops(op)))
                                or self._prefetched_again(ctx, op) or ctx.model.only_used_for(op, LOOKS)
                                or (op.name == "cache" and _caches_a_sample(site)))

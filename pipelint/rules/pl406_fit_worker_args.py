@@ -25,7 +25,13 @@ methods: `fit` and `predict` raise `TypeError: ... got an unexpected keyword arg
 `keras.utils.PyDataset.__init__(workers=1, use_multiprocessing=False, max_queue_size=10)`. They
 never applied to a `tf.data.Dataset`, which parallelizes with `num_parallel_calls` instead.
 
-Modules that import the Keras 2 package `tf_keras` (or set `TF_USE_LEGACY_KERAS`) are skipped.
+Only files whose target is Keras 3 are checked: the `target-version` setting, else the closest
+declaring file above the file (`tensorflow>=2.16` or `keras>=3` in requirements.txt, setup.py,
+a Dockerfile...). A project pinned to an older TensorFlow or to Keras 2, or written for Keras 2
+with no version declared (the module calls `fit_generator`, or passes `workers=` to `fit`), calls
+these methods correctly; modules that import the Keras 2 package `tf_keras` (or set
+`TF_USE_LEGACY_KERAS`) are skipped too. The message names the Keras version and where it was
+declared.
 
 ## Example
 ```python
@@ -57,6 +63,11 @@ No automatic fix.
         """
         import keras
         model.fit(Batches(paths, workers=4), epochs=5)
+        """,
+        # written for Keras 2, no version declared: the call is right there
+        """
+        import keras
+        model.fit(train_seq, epochs=5, workers=4, use_multiprocessing=True)
         """,
         # sklearn's fit has no such arguments, and a module without TF/Keras is not checked
         """
@@ -102,6 +113,7 @@ No automatic fix.
             """,
             line=3, column=32, end_column=39,
             message="Keras 3 `fit` has no `workers`, `use_multiprocessing`",
+            target="2.21",
         ),
         Invalid(
             """
@@ -112,6 +124,7 @@ No automatic fix.
             """,
             line=4, column=32, end_column=46,
             message="Keras 3 `evaluate` has no `max_queue_size`",
+            target="2.21",
         ),
         Invalid(
             """
@@ -124,6 +137,7 @@ No automatic fix.
             """,
             line=4, column=19, end_column=26,
             message="Keras 3 `fit` has no `workers`",
+            target="2.21",
             also=(
                 At(line=6, column=31, end_column=38,
                    message="Keras 3 `predict` has no `workers`"),
@@ -139,6 +153,7 @@ No automatic fix.
             """,
             line=4, column=5, end_column=12,
             message="Keras 3 `fit` has no `workers`",
+            target="2.21",
         ),
     )
 
@@ -161,8 +176,11 @@ No automatic fix.
                 continue  # most likely the module's own wrapper that takes these arguments
             names = ", ".join(f"`{a.keyword.value}`" for a in passed)
             method = func.attr.value
+            target = model.target
+            version = (f"{target.describe_keras()} (the current release: the project declares no version)"
+                       if not target.known else target.describe_keras())
             ctx.report(passed[0].keyword,
-                       f"Keras 3 `{method}` has no {names}: the call raises; pass them to your "
+                       f"Keras 3 `{method}` has no {names}: the call raises on {version}; pass them to your "
                        f"`keras.utils.PyDataset`'s `super().__init__(...)` (a tf.data pipeline uses "
                        f"`num_parallel_calls` instead)")
 

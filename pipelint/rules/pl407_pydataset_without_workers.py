@@ -19,6 +19,9 @@ def _workers_state(call: cst.Call) -> str:
     return "single"
 
 
+_KERAS2_TRAINING = frozenset({"fit", "fit_generator"})
+
+
 class PyDatasetWithoutWorkers(Rule):
     code = "PL407"
     summary = "A `keras.utils.PyDataset` that never sets `workers`, so batches load one at a time."
@@ -26,13 +29,19 @@ class PyDatasetWithoutWorkers(Rule):
     triggers = ("PyDataset", "Sequence")
     docs = """\
 ## What it does
-Flags a subclass of `keras.utils.PyDataset` (or `keras.utils.Sequence`, its Keras 3 alias) that
+In a file whose target is Keras 3 (see `target-version`; the default), flags a subclass of `keras.utils.PyDataset` (or `keras.utils.Sequence`, its Keras 3 alias) that
 loads with a single worker:
 - on the class, when its `__init__` cannot receive `workers` (it does not pass `workers=` to
   `super().__init__(...)`, passes `workers=1`, or never calls it);
 - on each construction in the module that omits `workers=`, when the class takes it from its
   callers (no `__init__` of its own, or one forwarding `**kwargs` to `super().__init__`). Such a
   class that the module never constructs is left alone: its callers decide.
+
+In a file whose target is Keras 2 (TensorFlow before 2.16, `keras<3` or `tf-keras` declared, or
+code written for it: `fit_generator`, `fit(workers=...)`), the `Sequence` takes no `workers`; `fit`
+and `fit_generator` do, default 1. There the rule flags a `fit`/`fit_generator` call of the module
+that trains on one of the module's `Sequence` classes without `workers=` (or with `workers=1`),
+and the fix it names is `fit(..., workers=N)`.
 
 ## Why is this bad?
 In Keras 3 `fit` no longer takes `workers`; the `PyDataset` carries it, and it defaults to 1.
@@ -111,6 +120,16 @@ No automatic fix.
             def __init__(self, paths):
                 self.paths = paths
         """,
+        # Keras 2 written, no version declared: `fit` gets the workers
+        """
+        import tensorflow as tf
+
+        class Batches(tf.keras.utils.Sequence):
+            def __init__(self, paths):
+                self.paths = paths
+
+        model.fit(Batches(files), epochs=5, workers=4, use_multiprocessing=True)
+        """,
         # not a Keras class
         """
         import tensorflow as tf
@@ -122,6 +141,22 @@ No automatic fix.
         """,
     )
     INVALID = (
+        # Keras 2 (TensorFlow 2.4): `fit` takes the workers, and this one leaves them at 1
+        Invalid(
+            """
+            import tensorflow as tf
+
+            class Batches(tf.keras.utils.Sequence):
+                def __init__(self, paths):
+                    self.paths = paths
+
+            train = Batches(files)
+            model.fit(train, epochs=5)
+            """,
+            line=8, column=7, end_column=10,
+            message="`fit` loads `Batches` without `workers=` (the default is 1): in Keras 2 (target-version)",
+            target="2.4",
+        ),
         Invalid(
             """
             import keras
@@ -198,6 +233,8 @@ No automatic fix.
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
         if not model.uses_keras3():
+            if model.imports.imports_any("tensorflow", "keras", "tf_keras"):
+                self._check_keras2(ctx)
             return
         if self._fit_takes_workers(model):
             return  # Keras 2 style: PL406 reports it
@@ -224,6 +261,35 @@ No automatic fix.
                                f"`{cls.name.value}` {created} loads batches one at a time in one Python thread while the "
                                f"model waits; pass `workers=N` (and `use_multiprocessing=True` for "
                                f"CPU-bound loading)")
+
+    def _check_keras2(self, ctx: RuleContext) -> None:
+        """Keras 2 takes `workers` on `fit`/`fit_generator` (default 1), not on the `Sequence`: report
+        a training call in this module that loads one of this module's `Sequence` classes with one
+        worker. A class trained on elsewhere is left to that module."""
+        model = ctx.model
+        classes = {cls.name.value for cls in model.pydataset_classes()}
+        if not classes:
+            return
+        for site in model.calls:
+            func = site.call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in _KERAS2_TRAINING:
+                continue
+            given = find_arg(site.call, "generator" if func.attr.value == "fit_generator" else "x", 0)
+            if given is None:
+                continue
+            value = given.value
+            if isinstance(value, cst.Name):
+                value = model.bound_once(value.value)  # `train = Batches(...)`, then `fit(train)`
+            name = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
+            if name not in classes or self._call_sets_workers(site.call):
+                continue
+            workers = find_arg(site.call, "workers")
+            how = "with `workers=1`" if workers is not None else "without `workers=` (the default is 1)"
+            ctx.report(func.attr,
+                       f"`{func.attr.value}` loads `{name}` {how}: in {model.target.describe_keras()} "
+                       f"`{func.attr.value}` calls `__getitem__` one batch at a time in one thread while the "
+                       f"model waits; pass `workers=N` (and `use_multiprocessing=True` for CPU-bound loading) "
+                       f"to `{func.attr.value}`")
 
     @staticmethod
     def _init_state(klass: cst.ClassDef, model: PipelineModel) -> str:

@@ -31,6 +31,7 @@ from pygls.uris import to_fs_path
 
 from pipelint import __version__
 from pipelint.config import CONFIG_FILENAMES
+from pipelint.target import DECLARING_FILE_GLOBS, is_declaring_file
 from pipelint.diagnostics import Applicability, Diagnostic, Severity
 from pipelint.server.linting import Cell, ConfigError, Linter
 
@@ -338,6 +339,12 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
     return start_a <= end_b and start_b <= end_a
 
 
+def _settles_settings(name: str) -> bool:
+    """Does a change to a file of this name change settings: a configuration file, or one that
+    declares the project's TensorFlow/Keras?"""
+    return name in CONFIG_FILENAMES or is_declaring_file(name)
+
+
 def create_server() -> PipelintServer:
     server = PipelintServer()
 
@@ -345,7 +352,9 @@ def create_server() -> PipelintServer:
     async def initialized(ls: PipelintServer, params: types.InitializedParams) -> None:
         watched = ls.client_capabilities.workspace and ls.client_capabilities.workspace.did_change_watched_files
         if watched and watched.dynamic_registration:
-            watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILENAMES]
+            # Configuration, and the files that declare the project's TensorFlow (a target's source).
+            watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}")
+                        for name in dict.fromkeys((*CONFIG_FILENAMES, *DECLARING_FILE_GLOBS))]
             try:
                 await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
                     id="pipelint-config-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
@@ -366,7 +375,7 @@ def create_server() -> PipelintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: PipelintServer, params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if PurePosixPath(urlparse(uri).path).name in CONFIG_FILENAMES:
+        if _settles_settings(PurePosixPath(urlparse(uri).path).name):
             reload_settings(ls)  # for clients that do not watch files
             return
         ls.schedule(uri, lambda: ls.check_text_document(uri), 0)
@@ -416,7 +425,7 @@ def create_server() -> PipelintServer:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched_files_changed(ls: PipelintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        if any(PurePosixPath(urlparse(change.uri).path).name in CONFIG_FILENAMES for change in params.changes):
+        if any(_settles_settings(PurePosixPath(urlparse(change.uri).path).name) for change in params.changes):
             reload_settings(ls)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(

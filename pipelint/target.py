@@ -1,0 +1,392 @@
+"""The TensorFlow and Keras a file is written for: its *target*.
+
+Rules whose truth depends on the release (tf.data's default graph rewrites, the Keras 2 and 3
+APIs) ask the target instead of assuming the current TensorFlow. It comes, first found wins, from
+the `target-version` setting; from the closest file above the module that declares TensorFlow or
+Keras (requirements*.txt, setup.py, setup.cfg, pyproject.toml, Pipfile, environment.yml, a
+Dockerfile, a README's install line), walking up to the enclosing git work tree; from the
+module's own API (`tf.Session`, `tf.contrib`: TensorFlow 1.x; `fit_generator`, `fit(workers=)`:
+Keras 2); else the current TensorFlow with Keras 3.
+
+Versions of the default rewrites, as read in TensorFlow's own wheels (docs/benchmarks.md,
+"TensorFlow's default rewrites"): `map_parallelization` is among the defaults from 2.5
+(`optimization_options.py`, `_graph_rewrites`; its docstring says so from 2.6), `inject_prefetch`
+from 2.11 (2.10's `options.py` documents the option with "defaults to False"; earlier releases
+have no option, and the C++ rewrite ran only as an internal experiment), `map_and_batch_fusion`
+is a default in every 2.x release.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipelint.ancestors import ClosestAncestor
+
+__all__ = ["CURRENT_TENSORFLOW", "DECLARING_FILE_GLOBS", "Target", "TargetError", "api_evidence", "forget_declarations",
+           "is_declaring_file", "parse_target_version", "target_for"]
+
+#: The newest TensorFlow release pipelint knows: an unknown or unpinned version reads as this one.
+CURRENT_TENSORFLOW = (2, 21)
+#: Keras 3 became `tf.keras` in TensorFlow 2.16.
+_KERAS3_FROM = (2, 16)
+
+#: The first release in which each default rewrite is on (see the module docstring).
+REWRITE_DEFAULT_FROM: dict[str, tuple[int, int]] = {
+    "map_parallelization": (2, 5),
+    "inject_prefetch": (2, 11),
+    "map_and_batch_fusion": (2, 0),
+}
+
+_TENSORFLOW_NAMES = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-macos",
+                               "tensorflow-intel", "tf-nightly", "tf-nightly-gpu", "tf-nightly-cpu"})
+_KERAS_NAMES = frozenset({"keras"})
+_LEGACY_KERAS_NAMES = frozenset({"tf-keras"})
+
+# Releases a version range can resolve to: the newest one a range admits is what pip installs.
+_TF_RELEASES = [(1, minor) for minor in range(16)] + [(2, minor) for minor in range(CURRENT_TENSORFLOW[1] + 1)]
+_KERAS_RELEASES = [(1, minor) for minor in range(3)] + [(2, minor) for minor in range(16)] + \
+    [(3, minor) for minor in range(16)]
+
+
+class TargetError(ValueError):
+    """A `target-version` value that names no TensorFlow release."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """`tensorflow`: (major, minor), None where not known (read as the current release). `keras`:
+    2 or 3, None to follow TensorFlow (Keras 3 from 2.16). `source`: where it was found, for
+    messages ("requirements.txt", "`tf.Session` in this module", "target-version")."""
+
+    tensorflow: tuple[int, int] | None = None
+    keras: int | None = None
+    source: str = ""
+
+    @property
+    def tensorflow_version(self) -> tuple[int, int]:
+        return self.tensorflow or CURRENT_TENSORFLOW
+
+    @property
+    def keras_major(self) -> int:
+        if self.keras is not None:
+            return self.keras
+        return 3 if self.tensorflow_version >= _KERAS3_FROM else 2
+
+    @property
+    def known(self) -> bool:
+        return bool(self.source)
+
+    def has_default_rewrite(self, rewrite: str) -> bool:
+        """Is tf.data's `rewrite` on by default in this target's TensorFlow?"""
+        return self.tensorflow_version >= REWRITE_DEFAULT_FROM[rewrite]
+
+    def _tensorflow_words(self) -> str:
+        if self.tensorflow is not None:
+            major, minor = self.tensorflow
+            return f"TensorFlow {major}.x" if major == 1 and self.source.startswith("`") else f"TensorFlow {major}.{minor}"
+        if self.keras == 2:
+            return "TensorFlow before 2.16"  # written for Keras 2, release not named
+        current = ".".join(map(str, CURRENT_TENSORFLOW))
+        return f"TensorFlow {current}" if not self.source else f"TensorFlow {current} (unpinned)"
+
+    def describe_tensorflow(self) -> str:
+        """"TensorFlow 2.4 (requirements.txt)", or "TensorFlow 1.x (`tf.Session` in this module)"."""
+        words = self._tensorflow_words()
+        if not self.source:
+            return words
+        if words.endswith(")"):
+            return words[:-1] + f", {self.source})"
+        return f"{words} ({self.source})"
+
+    def describe_keras(self) -> str:
+        where = f" ({self.source})" if self.source else ""
+        return f"Keras {self.keras_major}{where}"
+
+    def describe(self) -> str:
+        """The one line `--show-settings` prints."""
+        if not self.known:
+            return f"{self._tensorflow_words()}, Keras 3 (not declared: the current release)"
+        return f"{self._tensorflow_words()}, Keras {self.keras_major} ({self.source})"
+
+    def cache_key(self) -> str:
+        return f"{self.tensorflow}|{self.keras}|{self.source}"
+
+
+# ---- the setting
+
+
+def parse_target_version(value: str) -> Target:
+    """`target-version = "2.4"` (or "tf2.4", "tf2.15+keras3", "keras2"): the TensorFlow release the
+    project targets, optionally with its Keras major version."""
+    text = value.strip().lower().replace(" ", "")
+    match = re.fullmatch(r"(?:tf|tensorflow)?(\d+)\.(\d+)(?:\.\d+)?(?:\+?keras(\d))?|keras(\d)", text)
+    if match is None:
+        raise TargetError(f"target-version {value!r}: expected a TensorFlow release such as \"2.4\", "
+                          f"\"tf2.15+keras3\" or \"keras2\"")
+    if match.group(4):
+        keras = int(match.group(4))
+        tensorflow = None
+    else:
+        tensorflow = (int(match.group(1)), int(match.group(2)))
+        keras = int(match.group(3)) if match.group(3) else None
+        if tensorflow not in _TF_RELEASES:
+            raise TargetError(f"target-version {value!r}: no TensorFlow {tensorflow[0]}.{tensorflow[1]} "
+                              f"(known: 1.0 to {CURRENT_TENSORFLOW[0]}.{CURRENT_TENSORFLOW[1]})")
+    if keras is not None and keras not in (2, 3):
+        raise TargetError(f"target-version {value!r}: Keras must be 2 or 3")
+    return Target(tensorflow, keras, "target-version")
+
+
+# ---- declarations
+
+
+@dataclass(frozen=True)
+class _Declared:
+    tensorflow: str | None  # the version specifier as written ("==2.4.1", ">=2.3,<2.5", "" unpinned)
+    keras: str | None
+    legacy_keras: bool
+    source: str
+
+
+def _admitted(specifier: str, releases: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The releases a specifier admits, oldest first (every release for an empty one)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    if not specifier.strip():
+        return list(releases)
+    try:
+        spec = SpecifierSet(specifier.strip())
+    except InvalidSpecifier:
+        exact = re.match(r"\s*=?=?\s*v?(\d+)\.(\d+)", specifier)
+        return [(int(exact.group(1)), int(exact.group(2)))] if exact else list(releases)
+    return [(major, minor) for major, minor in releases
+            if any(spec.contains(Version(f"{major}.{minor}.{patch}"), prereleases=True) for patch in range(10))
+            or spec.contains(Version(f"{major}.{minor}.0rc0"), prereleases=True)]
+
+
+_NAME = r"(tensorflow(?:[-_](?:gpu|cpu|macos|intel))?|tf[-_]nightly(?:[-_](?:gpu|cpu))?|tf[-_]keras|keras)"
+_SPEC = r"((?:\s*(?:===|==|~=|!=|<=|>=|<|>|=)\s*[\w.*+!-]+\s*,?)*)"
+# A requirement at the start of a line (requirements files, setup.cfg, environment.yml's `- x=1`).
+_LINE_REQUIREMENT = re.compile(r"(?im)^[ \t]*(?:-[ \t]+)?" + _NAME + r"(?:\[[^\]\n]*\])?" + _SPEC + r"[ \t]*(?:[#;].*)?$")
+# A quoted requirement (setup.py, pyproject.toml dependencies).
+_QUOTED_REQUIREMENT = re.compile(r"[\"']" + _NAME + r"(?:\[[^\]\"']*\])?" + _SPEC + r"\s*(?:;[^\"']*)?[\"']", re.I)
+# Pipfile: `tensorflow = "==2.4"` or `tensorflow = {version = "==2.4"}`.
+_PIPFILE = re.compile(r"(?im)^\s*[\"']?" + _NAME + r"[\"']?\s*=\s*(?:\{[^}]*version\s*=\s*)?[\"']([^\"']*)[\"']")
+# Dockerfile: the official image's tag, or a pip install line.
+_DOCKER_IMAGE = re.compile(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow:(\d+\.\d+)")
+_DOCKER_LATEST = re.compile(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow(?::(?:latest|nightly)\S*)?\s*(?:AS\s+\S+)?$")
+_PIP_INSTALL = re.compile(r"pip3?\s+install\b[^\n]*?\b" + _NAME + r"(?:\[[^\]\s]*\])?((?:\s*(?:==|>=|~=|<=|<|>)\s*[\d.*]+,?)*)", re.I)
+# A README's prose: "TensorFlow 2.4.1", "tensorflow-gpu==1.15", "Tensorflow version 1.14".
+_README_VERSION = re.compile(r"\b" + _NAME + r"\s*(?:version\s*|v)?(==|>=|=|\s)\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.I)
+
+_REQUIREMENTS_FILE = re.compile(r"(?i)^requirements.*\.(?:txt|in)$")
+_DOCKERFILE = re.compile(r"(?i)^(?:dockerfile.*|.*\.dockerfile)$")
+_README = re.compile(r"(?i)^readme(?:\.(?:md|rst|txt))?$")
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("_", "-")
+
+
+def _from_matches(pairs: list[tuple[str, str]], source: str) -> _Declared | None:
+    tensorflow = keras = None
+    legacy = False
+    for name, spec in pairs:
+        name = _canonical(name)
+        spec = spec.strip().rstrip(",").strip()
+        if spec.startswith("=") and not spec.startswith("=="):
+            spec = "=" + spec  # conda's `tensorflow=2.4.1`
+        if name in _TENSORFLOW_NAMES and tensorflow is None:
+            tensorflow = "" if name.startswith("tf-nightly") else spec
+        elif name in _KERAS_NAMES and keras is None:
+            keras = spec
+        elif name in _LEGACY_KERAS_NAMES:
+            legacy = True
+    if tensorflow is None and keras is None and not legacy:
+        return None
+    return _Declared(tensorflow, keras, legacy, source)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1 << 20)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _declared_by(directory: str, name: str) -> _Declared | None:
+    text = _read(os.path.join(directory, name))
+    if text is None:
+        return None
+    if _REQUIREMENTS_FILE.match(name) or name == "setup.cfg":
+        return _from_matches(_LINE_REQUIREMENT.findall(text), name)
+    if name in ("setup.py", "pyproject.toml"):
+        return _from_matches(_QUOTED_REQUIREMENT.findall(text), name)
+    if name == "Pipfile":
+        return _from_matches(_PIPFILE.findall(text), name)
+    if name.lower() in ("environment.yml", "environment.yaml"):
+        return _from_matches(_LINE_REQUIREMENT.findall(text), name)
+    if _DOCKERFILE.match(name):
+        image = _DOCKER_IMAGE.search(text)
+        if image:
+            return _Declared("==" + image.group(1), None, False, name)
+        if _DOCKER_LATEST.search(text):
+            return _Declared("", None, False, name)
+        return _from_matches(_PIP_INSTALL.findall(text), name)
+    if _README.match(name):
+        installs = _PIP_INSTALL.findall(text)
+        found = _from_matches(installs, name)
+        if found is not None:
+            return found
+        prose = [(m.group(1), ("==" if m.group(2) in ("=", "==") or m.group(2).isspace() else m.group(2)) + m.group(3))
+                 for m in _README_VERSION.finditer(text)]
+        return _from_matches(prose, name)
+    return None
+
+
+# Within one directory, the most exact declaration first.
+def _rank(name: str) -> int:
+    lowered = name.lower()
+    if _REQUIREMENTS_FILE.match(name):
+        return 0 if lowered in ("requirements.txt", "requirements.in") else 1
+    order = {"setup.py": 2, "setup.cfg": 3, "pyproject.toml": 4, "pipfile": 5, "environment.yml": 6,
+             "environment.yaml": 6}
+    if lowered in order:
+        return order[lowered]
+    if _DOCKERFILE.match(name):
+        return 7
+    if _README.match(name):
+        return 8
+    return -1
+
+
+#: Globs of the files that can declare a target, for an editor to watch.
+DECLARING_FILE_GLOBS = ("requirements*.txt", "requirements*.in", "setup.py", "setup.cfg", "pyproject.toml",
+                        "Pipfile", "environment.yml", "environment.yaml", "Dockerfile*", "README*")
+
+
+def is_declaring_file(name: str) -> bool:
+    """Can a file of this name declare the TensorFlow/Keras a project targets?"""
+    return _rank(name) >= 0
+
+
+_STOP = _Declared(None, None, False, "")  # the git work tree's top: look no further
+
+
+def _declaration_in(directory: str) -> _Declared | None:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return None
+    candidates = sorted((rank, name) for name in names if (rank := _rank(name)) >= 0)
+    for _, name in candidates:
+        found = _declared_by(directory, name)
+        if found is not None:
+            return found
+    return _STOP if ".git" in names else None
+
+
+_declarations: ClosestAncestor[_Declared] = ClosestAncestor(_declaration_in)
+
+
+def forget_declarations() -> None:
+    """Read the declaring files anew (each run: a long-lived process sees a changed requirements.txt)."""
+    global _declarations
+    _declarations = ClosestAncestor(_declaration_in)
+
+
+def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
+    """The declared release the code is written for: among those the declaration admits, the newest
+    one that fits the code's own API (a `tensorflow>=2.3` project calling `fit_generator` is on a
+    Keras 2 release), else the newest (what a fresh install gets)."""
+    source = declared.source
+    tensorflow = keras = None
+    if declared.tensorflow is not None:
+        admitted = _admitted(declared.tensorflow, _TF_RELEASES)
+        fitting = admitted
+        if evidence is not None and evidence.tensorflow is not None:  # written for TensorFlow 1.x
+            fitting = [release for release in admitted if release[0] == 1]
+        elif evidence is not None and evidence.keras == 2:  # written for Keras 2
+            fitting = [release for release in admitted if release < _KERAS3_FROM]
+        narrowed = bool(fitting) and fitting != admitted
+        if narrowed:
+            source = f"{source}, with {evidence.source}"
+            tensorflow = fitting[-1]
+        elif declared.tensorflow and admitted:
+            tensorflow = admitted[-1]
+    if declared.legacy_keras:
+        keras = 2
+    elif declared.keras is not None:
+        admitted_keras = _admitted(declared.keras, _KERAS_RELEASES)
+        majors = {release[0] for release in admitted_keras}
+        if evidence is not None and evidence.keras == 2 and 2 in majors:
+            keras = 2
+            if majors != {2} and evidence.source not in source:
+                source = f"{source}, with {evidence.source}"
+        elif declared.keras:
+            keras = admitted_keras[-1][0] if admitted_keras else None
+            keras = keras if keras in (2, 3) else 2
+        elif tensorflow is None:
+            keras = 3  # `keras` unpinned: today's Keras
+    return Target(tensorflow, keras, source)
+
+
+# ---- the module's own API
+
+_TF1_API = re.compile(
+    r"\b(?:tf\.(?:contrib|Session|InteractiveSession|placeholder|train\.Saver|global_variables_initializer)|"
+    r"tf\.compat\.v1\.(?:Session|placeholder|disable_eager_execution|disable_v2_behavior)|"
+    r"from\s+tensorflow\.contrib|import\s+tensorflow\.contrib)\b")
+_KERAS2_API = re.compile(
+    r"\.(?:fit|evaluate|predict)_generator\s*\(|"
+    r"\.(?:fit|evaluate|predict)\s*\((?:[^()]|\([^()]*\))*\b(?:workers|use_multiprocessing|max_queue_size)\s*=")
+
+
+def api_evidence(text: str) -> str:
+    """What a module's own API says: "1.x <name>" (TensorFlow 1.x: `tf.Session`, `tf.contrib`...),
+    "keras2 <name>" (Keras 2: `fit_generator`, `fit(workers=...)`), or ""."""
+    tf1 = _TF1_API.search(text)
+    if tf1 is not None:
+        return "1.x `" + tf1.group(0).replace("from ", "").replace("import ", "").strip() + "`"
+    keras2 = _KERAS2_API.search(text)
+    if keras2 is not None:
+        call = keras2.group(0).lstrip(".").split("(")[0].strip()
+        if call in ("fit", "evaluate", "predict"):
+            argument = re.search(r"\b(workers|use_multiprocessing|max_queue_size)\s*=$", keras2.group(0))
+            call = f"{call}({argument.group(1) if argument else 'workers'}=...)"
+        return f"keras2 `{call}`"
+    return ""
+
+
+def _from_api(evidence: Sequence[tuple[str, str]]) -> Target | None:
+    """The target the code's API shows: `evidence` is (where, `api_evidence`), this module's first,
+    then the project modules connected to it, nearest first; TensorFlow 1.x API wins over Keras 2's."""
+    for kind in ("1.x", "keras2"):
+        for where, found in evidence:
+            if found.startswith(kind + " "):
+                name = found[len(kind) + 1:]
+                return Target((1, 15), 2, f"{name} in {where}") if kind == "1.x" else Target(None, 2, f"{name} in {where}")
+    return None
+
+
+def target_for(path: str | os.PathLike[str] | None, source: str, setting: Target | None = None,
+               neighbours: Sequence[tuple[str, str]] = ()) -> Target:
+    """The target of the module at `path` whose text is `source`: the setting, else the closest
+    declaration above the file (narrowed by the code's API), else its API, else the current
+    release. `neighbours`: (file name, `api_evidence`) of the project modules connected to it."""
+    if setting is not None:
+        return setting
+    evidence = _from_api([("this module", api_evidence(source)), *neighbours])
+    # A name that is no file (an example, an unsaved buffer) has no declarations above it.
+    if path is not None and os.path.isfile(path):
+        directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+        if directory:
+            declared = _declarations.find(directory)
+            if declared is not None and declared is not _STOP:
+                return _from_declaration(declared, evidence)
+    return evidence or Target()

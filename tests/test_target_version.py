@@ -1,0 +1,230 @@
+"""The TensorFlow and Keras each file targets (pipelint/target.py): inferred from the declaring files
+above it and from the project's API, overridden by `target-version`, shown by `--show-settings`;
+and the rules that depend on it, run on the same code under TensorFlow 2.4, 2.8 and 2.21."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from clirunner import separate_streams_runner
+from pipelint.api import check_paths
+from pipelint.cli import main
+from pipelint.target import Target, TargetError, parse_target_version, target_for
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True, exist_ok=True)  # the project's top: the walk stops here
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def _target(tmp_path: Path, declaring: dict[str, str], module: str = "train.py", source: str = "") -> Target:
+    _project(tmp_path, {**declaring, module: source or "import tensorflow as tf\n"})
+    return target_for(tmp_path / module, source)
+
+
+# ---- inference from each kind of declaration
+
+
+@pytest.mark.parametrize("declaring,tensorflow,keras,source", [
+    ({"requirements.txt": "numpy\ntensorflow-gpu==2.4.1  # GPU build\n"}, (2, 4), 2, "requirements.txt"),
+    ({"requirements-dev.txt": "tensorflow>=2.3,<2.6\n"}, (2, 5), 2, "requirements-dev.txt"),
+    ({"requirements.txt": "tensorflow~=2.8.0\n"}, (2, 8), 2, "requirements.txt"),
+    ({"requirements.txt": "tensorflow==2.17.0\n"}, (2, 17), 3, "requirements.txt"),
+    ({"requirements.txt": "tensorflow>=2.8\n"}, (2, 21), 3, "requirements.txt"),  # a fresh install's
+    ({"requirements.txt": "tensorflow==2.15\nkeras==2.15.0\n"}, (2, 15), 2, "requirements.txt"),
+    ({"requirements.txt": "tensorflow==2.17\ntf-keras\n"}, (2, 17), 2, "requirements.txt"),
+    ({"setup.py": "from setuptools import setup\nsetup(install_requires=['numpy', 'tensorflow>=2.3,<2.5'])\n"},
+     (2, 4), 2, "setup.py"),
+    ({"setup.cfg": "[options]\ninstall_requires =\n    numpy\n    tensorflow==2.6.2\n"}, (2, 6), 2, "setup.cfg"),
+    ({"pyproject.toml": '[project]\nname = "x"\ndependencies = ["tensorflow==2.10.1"]\n'}, (2, 10), 2,
+     "pyproject.toml"),
+    ({"environment.yml": "name: x\ndependencies:\n  - python=3.7\n  - tensorflow-gpu=1.15.0\n"}, (1, 15), 2,
+     "environment.yml"),
+    ({"Pipfile": '[packages]\ntensorflow = "==2.2.0"\n'}, (2, 2), 2, "Pipfile"),
+    ({"Dockerfile": "FROM tensorflow/tensorflow:2.4.1-gpu\nRUN pip install pandas\n"}, (2, 4), 2, "Dockerfile"),
+    ({"Dockerfile": "FROM python:3.8\nRUN pip install tensorflow==2.7.0 pillow\n"}, (2, 7), 2, "Dockerfile"),
+    ({"README.md": "# x\n\n## Install\n\n    pip install tensorflow==2.3.0 opencv-python\n"}, (2, 3), 2, "README.md"),
+    ({"README.md": "# x\n\nTested with Tensorflow 1.14 and Python 3.6.\n"}, (1, 14), 2, "README.md"),
+])
+def test_inferred_from_each_kind_of_declaration(tmp_path, declaring, tensorflow, keras, source):
+    target = _target(tmp_path, declaring)
+    assert (target.tensorflow_version, target.keras_major, target.source) == (tensorflow, keras, source)
+
+
+def test_the_closest_declaration_wins_and_files_without_tensorflow_are_passed(tmp_path):
+    _project(tmp_path, {
+        "requirements.txt": "tensorflow==2.4.0\n",
+        "services/api/requirements.txt": "flask\n",           # no TensorFlow: look further up
+        "services/api/app.py": "import tensorflow as tf\n",
+        "research/requirements.txt": "tensorflow==2.12\n",
+        "research/train.py": "import tensorflow as tf\n",
+    })
+    assert target_for(tmp_path / "services/api/app.py", "").tensorflow == (2, 4)
+    assert target_for(tmp_path / "research/train.py", "").tensorflow == (2, 12)
+
+
+def test_unpinned_and_undeclared_read_as_the_current_release(tmp_path):
+    unpinned = _target(tmp_path / "a", {"requirements.txt": "tensorflow\n"})
+    assert unpinned.tensorflow_version == (2, 21) and unpinned.keras_major == 3
+    assert "unpinned" in unpinned.describe()
+    undeclared = _target(tmp_path / "b", {})
+    assert not undeclared.known and undeclared.tensorflow_version == (2, 21) and undeclared.keras_major == 3
+
+
+def test_the_walk_stops_at_the_git_work_tree(tmp_path):
+    (tmp_path / "requirements.txt").write_text("tensorflow==2.4\n")  # outside the project
+    _project(tmp_path / "project", {"train.py": "import tensorflow as tf\n"})
+    assert not target_for(tmp_path / "project" / "train.py", "").known
+
+
+@pytest.mark.parametrize("source,tensorflow,keras,named", [
+    ("import tensorflow as tf\nsess = tf.Session()\n", (1, 15), 2, "`tf.Session` in this module"),
+    ("import tensorflow as tf\nfrom tensorflow.contrib import slim\n", (1, 15), 2, "`tensorflow.contrib`"),
+    ("import keras\nmodel.fit_generator(gen, epochs=3)\n", None, 2, "`fit_generator` in this module"),
+    ("import keras\nmodel.fit(seq, epochs=3, workers=4)\n", None, 2, "`fit(workers=...)` in this module"),
+    ("import tensorflow as tf\nmodel.fit(ds, epochs=3)\n", None, 3, ""),
+])
+def test_inferred_from_the_api_when_nothing_is_declared(source, tensorflow, keras, named):
+    target = target_for(None, source)
+    assert (target.tensorflow, target.keras_major) == (tensorflow, keras)
+    assert named in target.source
+
+
+def test_a_range_is_narrowed_by_the_api(tmp_path):
+    target = _target(tmp_path, {"requirements.txt": "tensorflow>=2.8.0\n"},
+                     source="import tensorflow as tf\nmodel.fit(seq, use_multiprocessing=True)\n")
+    assert (target.tensorflow, target.keras_major) == ((2, 15), 2)
+    assert target.source == "requirements.txt, with `fit(use_multiprocessing=...)` in this module"
+
+
+def test_the_api_of_connected_modules_counts(tmp_path):
+    """A `Sequence` module is written for the Keras of the script that trains on it through a
+    helper two imports away."""
+    root = _project(tmp_path, {
+        "generators.py": """
+            import keras
+
+            class DataGenerator(keras.utils.Sequence):
+                def __init__(self, paths):
+                    self.paths = paths
+        """,
+        "training.py": """
+            def train_model(model, train, valid):
+                model.fit_generator(train, validation_data=valid, epochs=5, workers=4)
+        """,
+        "train.py": """
+            from generators import DataGenerator
+            from training import train_model
+
+            train_model(model, DataGenerator(paths), DataGenerator(valid_paths))
+        """,
+    })
+    assert [d.code for d in check_paths([root], select=["PL407"])] == []
+    result = separate_streams_runner().invoke(main, ["check", "--show-settings", str(root)])
+    assert "generators.py: TensorFlow before 2.16, Keras 2 (`fit_generator` in training.py)" in result.output
+
+
+def test_setting_overrides_and_is_checked(tmp_path):
+    assert parse_target_version("2.4") == Target((2, 4), None, "target-version")
+    assert parse_target_version("tf2.15+keras3") == Target((2, 15), 3, "target-version")
+    assert parse_target_version("keras2").keras_major == 2
+    for bad in ("latest", "9.1", "2.4+keras4"):
+        with pytest.raises(TargetError):
+            parse_target_version(bad)
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.4\n", "train.py": "import tensorflow as tf\n",
+                               "pyproject.toml": '[tool.pipelint]\ntarget-version = "2.21"\n'})
+    result = separate_streams_runner().invoke(main, ["check", "--show-settings", str(root / "train.py")])
+    assert "TensorFlow 2.21, Keras 3 (target-version)" in result.output
+    (root / "pyproject.toml").write_text('[tool.pipelint]\ntarget-version = "two point four"\n')
+    result = separate_streams_runner().invoke(main, ["check", str(root)])
+    assert result.exit_code == 2 and "target-version" in result.stderr and "Traceback" not in result.stderr
+    result = separate_streams_runner().invoke(main, ["check", "--target-version", "1.99", str(root / "train.py"),
+                                                     "--config", str(root / "pyproject.toml")])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+
+
+# ---- the same code under TensorFlow 2.4, 2.8 and 2.21
+
+TRAIN = """
+    import tensorflow as tf
+
+    def scale(x):
+        return tf.io.parse_tensor(x, tf.float32) * 2.0
+
+    class Batches(tf.keras.utils.Sequence):
+        def __init__(self, paths):
+            self.paths = paths
+
+        def __len__(self):
+            return len(self.paths)
+
+    train = tf.data.TFRecordDataset(files).map(scale).batch(32)
+    valid = tf.data.TFRecordDataset(files).shuffle(100).batch(32)
+    test = tf.data.TFRecordDataset(files).prefetch(2).batch(32)
+    model.fit(train, validation_data=valid, epochs=3)
+    model.evaluate(test)
+    sequence = Batches(paths)
+    model.fit(sequence, epochs=3, use_multiprocessing=False)
+"""
+
+
+def _findings_under(tmp_path: Path, requirement: str) -> list[tuple[str, int]]:
+    root = _project(tmp_path / requirement.replace("=", ""), {"requirements.txt": requirement + "\n",
+                                                               "train.py": TRAIN})
+    found = check_paths([root], select=["PL101", "PL103", "PL104", "PL406", "PL407"])
+    return sorted((d.code, d.line) for d in found)
+
+
+def test_the_same_code_under_three_declared_versions(tmp_path):
+    assert _findings_under(tmp_path, "tensorflow==2.4.1") == [
+        ("PL101", 13),   # no map_parallelization before 2.5
+        ("PL103", 14),   # no injected prefetch before 2.11
+        ("PL104", 15),
+        ("PL407", 19),   # Keras 2: `fit` takes the workers
+    ]
+    assert _findings_under(tmp_path, "tensorflow==2.8.0") == [
+        ("PL103", 14), ("PL104", 15), ("PL407", 19)]
+    assert _findings_under(tmp_path, "tensorflow==2.21.0") == [
+        ("PL406", 19),   # Keras 3 `fit` has no `use_multiprocessing`
+        ("PL407", 6),    # Keras 3: the class takes the workers
+    ]
+
+
+def test_messages_name_the_version_and_where_it_came_from(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.4.1\n", "train.py": TRAIN})
+    messages = {d.code: d.message for d in check_paths([root], select=["PL101", "PL103", "PL407"])}
+    assert "TensorFlow 2.4 (requirements.txt) does not parallelize maps" in messages["PL101"]
+    assert "TensorFlow 2.4 (requirements.txt) injects no final prefetch" in messages["PL103"]
+    assert "in Keras 2 (requirements.txt) `fit` calls `__getitem__` one batch at a time" in messages["PL407"]
+    root = _project(tmp_path / "new", {"requirements.txt": "tensorflow==2.21\n", "train.py": TRAIN})
+    messages = {d.code: d.message for d in check_paths([root], select=["PL406"])}
+    assert "raises on Keras 3 (requirements.txt)" in messages["PL406"]
+
+
+def test_a_notebook_takes_the_target_of_its_directory(tmp_path):
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": ["import tensorflow as tf\n", "ds = tf.data.Dataset.range(9).map(lambda x: x * 2 + 1)\n",
+                       "model.fit(ds.batch(3))\n"]}
+    notebook = {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.4\n", "nb.ipynb": json.dumps(notebook)})
+    assert [d.code for d in check_paths([root], select=["PL101"])] == ["PL101"]
+    (root / "requirements.txt").write_text("tensorflow==2.8\n")
+    assert [d.code for d in check_paths([root], select=["PL101"])] == []
+
+
+def test_the_cache_sees_a_changed_declaration(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.4\n", "train.py": TRAIN})
+    runner = separate_streams_runner()
+    first = runner.invoke(main, ["check", "--select", "PL101", "--output-format", "concise", str(root)])
+    assert "PL101" in first.output
+    (root / "requirements.txt").write_text("tensorflow==2.8\n")
+    second = runner.invoke(main, ["check", "--select", "PL101", "--output-format", "concise", str(root)])
+    assert "PL101" not in second.output and second.exit_code == 0
