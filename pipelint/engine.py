@@ -343,8 +343,9 @@ def _across_modules(findings: list[tuple[Rule, Finding]], model: PipelineModel,
         notes: list[str] = []
         # A function of another module mapped by the op reported, or by an op the message names
         # (`map`): where it is.
+        # (Another op of the reported op's own kind is not the one the message speaks of.)
         spoken_of = [op for dataset_path in paths_at.get(finding.node, ()) for op in dataset_path.all_ops()
-                     if f"`{op.name}`" in finding.message]
+                     if f"`{op.name}`" in finding.message and (reported_op is None or op.name != reported_op.name)]
         for op in ([reported_op] if reported_op is not None else []) + spoken_of:
             facts = op.facts
             if facts.where is not None and facts.function is not None:

@@ -13,7 +13,7 @@ Versions of the default rewrites, as read in TensorFlow's own wheels (docs/bench
 (`optimization_options.py`, `_graph_rewrites`; its docstring says so from 2.6), `inject_prefetch`
 from 2.11 (2.10's `options.py` documents the option with "defaults to False"; earlier releases
 have no option, and the C++ rewrite ran only as an internal experiment), `map_and_batch_fusion`
-is a default in every 2.x release.
+is a default in every release read, from 1.13 on.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ _KERAS3_FROM = (2, 16)
 REWRITE_DEFAULT_FROM: dict[str, tuple[int, int]] = {
     "map_parallelization": (2, 5),
     "inject_prefetch": (2, 11),
-    "map_and_batch_fusion": (2, 0),
+    "map_and_batch_fusion": (1, 13),
 }
 
 _TENSORFLOW_NAMES = frozenset({"tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-macos",
@@ -170,7 +170,8 @@ def _admitted(specifier: str, releases: list[tuple[int, int]]) -> list[tuple[int
 _NAME = r"(tensorflow(?:[-_](?:gpu|cpu|macos|intel))?|tf[-_]nightly(?:[-_](?:gpu|cpu))?|tf[-_]keras|keras)"
 _SPEC = r"((?:\s*(?:===|==|~=|!=|<=|>=|<|>|=)\s*[\w.*+!-]+\s*,?)*)"
 # A requirement at the start of a line (requirements files, setup.cfg, environment.yml's `- x=1`).
-_LINE_REQUIREMENT = re.compile(r"(?im)^[ \t]*(?:-[ \t]+)?" + _NAME + r"(?:\[[^\]\n]*\])?" + _SPEC + r"[ \t]*(?:[#;].*)?$")
+_LINE_REQUIREMENT = re.compile(r"(?im)^[ \t]*(?:-[ \t]+)?" + _NAME + r"(?:\[[^\]\n]*\])?" + _SPEC
+                               + r"[ \t]*(?:[#;][^\n]*)?\r?$")
 # A quoted requirement (setup.py, pyproject.toml dependencies).
 _QUOTED_REQUIREMENT = re.compile(r"[\"']" + _NAME + r"(?:\[[^\]\"']*\])?" + _SPEC + r"\s*(?:;[^\"']*)?[\"']", re.I)
 # Pipfile: `tensorflow = "==2.4"` or `tensorflow = {version = "==2.4"}`.
@@ -338,11 +339,18 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
 
 # ---- the module's own API
 
+# Names TensorFlow 2 no longer has outside `tf.compat.v1` (each one an AttributeError there).
 _TF1_API = re.compile(
-    r"\b(?:tf\.(?:contrib|Session|InteractiveSession|placeholder|train\.Saver|global_variables_initializer)|"
-    r"tf\.compat\.v1\.(?:Session|placeholder|disable_eager_execution|disable_v2_behavior)|"
-    r"from\s+tensorflow\.contrib|import\s+tensorflow\.contrib)\b")
+    r"\b(?:tf\.(?:contrib|Session|InteractiveSession|placeholder|variable_scope|get_variable|"
+    r"global_variables_initializer|train\.(?:Saver|AdamOptimizer|GradientDescentOptimizer|MomentumOptimizer|"
+    r"RMSPropOptimizer)|read_file|image\.resize_images|layers\.(?:dense|conv2d)|logging\.(?:info|set_verbosity)|"
+    r"gfile\.\w+|app\.flags|get_default_graph|set_random_seed|to_float|to_int32)|"
+    r"from\s+tensorflow\.contrib|import\s+tensorflow\.contrib)\b|\.make_(?:one_shot|initializable)_iterator\(")
+# Keras 2 only: the training methods' generator variants and worker arguments, and module paths
+# Keras 3 removed (`keras.layers.convolutional`, `tensorflow.python.keras`, `keras.engine`...).
 _KERAS2_API = re.compile(
+    r"(?m)^\s*(?:from|import)\s+(?:tensorflow\.python\.keras|keras\.(?:engine|layers\.(?:convolutional|core|pooling|"
+    r"advanced_activations|recurrent|normalization)|wrappers\.scikit_learn|utils\.(?:np_utils|data_utils|vis_utils)))\b|"
     r"\.(?:fit|evaluate|predict)_generator\s*\(|"
     r"\.(?:fit|evaluate|predict)\s*\((?:[^()]|\([^()]*\))*\b(?:workers|use_multiprocessing|max_queue_size)\s*=")
 
@@ -352,10 +360,14 @@ def api_evidence(text: str) -> str:
     "keras2 <name>" (Keras 2: `fit_generator`, `fit(workers=...)`), or ""."""
     tf1 = _TF1_API.search(text)
     if tf1 is not None:
-        return "1.x `" + tf1.group(0).replace("from ", "").replace("import ", "").strip() + "`"
+        name = tf1.group(0).replace("from ", "").replace("import ", "").strip().lstrip(".").rstrip("(")
+        return f"1.x `{name}`"
     keras2 = _KERAS2_API.search(text)
     if keras2 is not None:
-        call = keras2.group(0).lstrip(".").split("(")[0].strip()
+        found = keras2.group(0).strip()
+        if found.startswith(("from ", "import ")):
+            return "keras2 `" + found.split()[1] + "`"
+        call = found.lstrip(".").split("(")[0].strip()
         if call in ("fit", "evaluate", "predict"):
             argument = re.search(r"\b(workers|use_multiprocessing|max_queue_size)\s*=$", keras2.group(0))
             call = f"{call}({argument.group(1) if argument else 'workers'}=...)"

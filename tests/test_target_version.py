@@ -228,3 +228,127 @@ def test_the_cache_sees_a_changed_declaration(tmp_path):
     (root / "requirements.txt").write_text("tensorflow==2.8\n")
     second = runner.invoke(main, ["check", "--select", "PL101", "--output-format", "concise", str(root)])
     assert "PL101" not in second.output and second.exit_code == 0
+
+
+# ---- shapes seen on projects nobody on the team had read
+
+
+def test_a_keras2_sequence_of_another_module_trained_with_one_worker(tmp_path):
+    """The `Sequence` reads images in `__getitem__` (data_generator.py); train.py trains on it with
+    `fit` and no `workers`: Keras 2 loads one batch at a time. The message names the cost."""
+    root = _project(tmp_path, {
+        "requirements.txt": "tensorflow\n",  # unpinned: the code's Keras 2 paths narrow it
+        "data_generator.py": """
+            import cv2
+            import numpy as np
+            from tensorflow.python.keras.utils.data_utils import Sequence
+
+            class DataGenerator(Sequence):
+                def __init__(self, paths, batch_size=64):
+                    self.paths, self.batch_size = paths, batch_size
+
+                def __len__(self):
+                    return len(self.paths) // self.batch_size
+
+                def __getitem__(self, index):
+                    return self._load(self.paths[index * self.batch_size:(index + 1) * self.batch_size])
+
+                def _load(self, paths):
+                    return np.stack([cv2.imread(p) for p in paths])
+        """,
+        "train.py": """
+            import tensorflow as tf
+            from data_generator import DataGenerator
+
+            def train(model, paths):
+                generator = DataGenerator(paths)
+                model.fit(generator, epochs=10)
+                model.fit(DataGenerator(paths), epochs=10, workers=1)  # a choice: left alone
+
+            if __name__ == "__main__":
+                train(build(), list_paths())
+        """,
+    })
+    found = check_paths([root], select=["PL407"])
+    assert [(d.path.rsplit("/", 1)[-1], d.line) for d in found] == [("train.py", 6)]
+    assert "`fit` loads `DataGenerator` (its `__getitem__` calls `cv2.imread`) without `workers=`" in found[0].message
+    assert "in Keras 2 (requirements.txt, with `fit(workers=...)` in this module) `fit` calls" \
+        in found[0].message, found[0].message
+
+
+def test_a_dataset_function_nothing_calls_is_not_a_pipeline(tmp_path):
+    """TensorFlow 1.x project: `train_input_fn` is used by the estimator script, `csv_input_fn`
+    by nothing (dead code): only the first one's missing prefetch is reported."""
+    root = _project(tmp_path, {
+        "requirements.txt": "tensorflow==1.15\n",
+        "iris_data.py": """
+            import tensorflow as tf
+
+            def train_input_fn(features, labels, batch_size):
+                dataset = tf.data.Dataset.from_tensor_slices((dict(features), labels))
+                return dataset.shuffle(1000).repeat().batch(batch_size)
+
+            def csv_input_fn(csv_path, batch_size):
+                dataset = tf.data.TextLineDataset(csv_path).skip(1)
+                return dataset.shuffle(1000).repeat().batch(batch_size)
+        """,
+        "premade_estimator.py": """
+            import tensorflow as tf
+            import iris_data
+
+            classifier.train(input_fn=lambda: iris_data.train_input_fn(x, y, 100), steps=1000)
+        """,
+    })
+    assert [(d.path.rsplit("/", 1)[-1], d.line) for d in check_paths([root], select=["PL103"])] == [
+        ("iris_data.py", 5)]
+
+
+def test_a_projection_written_as_a_loop_is_cheap_on_any_release(tmp_path):
+    """TensorFlow 1.13: no map is parallel by default, but a classmethod of another module that only
+    splits the element's dict (with loops) costs nothing worth parallelizing; the decode does."""
+    root = _project(tmp_path, {
+        "requirements.txt": "tensorflow==1.13.1\n",
+        "records.py": """
+            FEATURES = ("spectrum", "tempo")
+
+            class Record:
+                @classmethod
+                def split(cls, data):
+                    features, labels = {}, {}
+                    for item in FEATURES:
+                        features[item] = data[item]
+                    for item in data:
+                        if item in FEATURES:
+                            continue
+                        labels[item] = data[item]
+                    return features, labels
+        """,
+        "utils.py": """
+            import tensorflow as tf
+            from records import Record
+
+            def decode(features, labels):
+                return tf.io.decode_raw(features["spectrum"], tf.float32), labels
+
+            def prepare(files):
+                return tf.data.TFRecordDataset(files).map(Record.split).map(decode).batch(8).prefetch(1)
+        """,
+    })
+    found = check_paths([root], select=["PL101"])
+    assert [(d.line, d.column) for d in found] == [(8, 61)]  # `decode`, not the projection
+    assert "records.py" not in found[0].message
+
+
+@pytest.mark.parametrize("source,evidence", [
+    ("image = tf.read_file(path)\n", "1.x `tf.read_file`"),
+    ("it = ds.make_one_shot_iterator()\n", "1.x `make_one_shot_iterator`"),
+    ("with tf.variable_scope('d'):\n    pass\n", "1.x `tf.variable_scope`"),
+    ("tf.compat.v1.disable_eager_execution()\n", ""),  # TensorFlow 2 code in graph mode
+    ("from keras.layers.convolutional import Conv2D\n", "keras2 `keras.layers.convolutional`"),
+    ("from keras.layers import Conv2D\n", ""),
+    ("model.evaluate(seq, use_multiprocessing=True)\n", "keras2 `evaluate(use_multiprocessing=...)`"),
+])
+def test_api_evidence(source, evidence):
+    from pipelint.target import api_evidence
+
+    assert api_evidence(source) == evidence

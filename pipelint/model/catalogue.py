@@ -299,8 +299,20 @@ def is_model_bound_optimizer(name: str | None) -> bool:
             and not any(part in name for part in _NOT_BOUND_TO_ONE_MODEL))
 
 
+#: Calls (by their last name) that read or decode data from files: a `Sequence.__getitem__` that
+#: makes them loads each batch at a cost worth spreading over workers.
+LOADING_CALLS = frozenset({
+    "imread", "open", "load_img", "read_file", "load", "loadtxt", "read_csv", "read_image", "imdecode",
+    "decode_jpeg", "decode_png", "decode_image", "resize", "imresize", "img_to_array", "fromfile",
+})
+
+
 def is_pydataset_base(name: str | None) -> bool:
-    """`keras.utils.PyDataset`, `keras.utils.Sequence` (its Keras 3 alias) by any import path."""
+    """`keras.utils.PyDataset`, `keras.utils.Sequence` (its Keras 3 alias) by any import path
+    (`tensorflow.python.keras.utils.data_utils.Sequence` and `tf_keras.utils.Sequence` too)."""
+    for prefix in ("tensorflow.python.keras.", "tensorflow.keras.", "tf_keras."):
+        if name and name.startswith(prefix):
+            name = "keras." + name[len(prefix):]
     if not name or not name.startswith("keras."):
         return False
     last = name.rsplit(".", 1)[-1]

@@ -171,9 +171,11 @@ class MappedFunctions(InterpreterState):
             return None
         home, name = found
         node = home.find(name)
-        if isinstance(node, cst.FunctionDef):
-            return self._facts_elsewhere(home, node, None, depth, partial)
         owner, _, method = name.partition(".")
+        if isinstance(node, cst.FunctionDef):
+            # `Record.split`: a method of the class itself, judged as a method (`cls`, `self`)
+            cls = home.find(owner) if method else None
+            return self._facts_elsewhere(home, node, cls if isinstance(cls, cst.ClassDef) else None, depth, partial)
         cls = home.find(owner) if node is None and method and "." not in method else None
         if isinstance(cls, cst.ClassDef):
             # `Record.split` with `split` a (class) method of a base class, there or further off

@@ -9,8 +9,9 @@ from typing import Callable
 
 import libcst as cst
 
-from pipelint.model.catalogue import is_model_bound_optimizer, is_pydataset_base, is_random_name
+from pipelint.model.catalogue import LOADING_CALLS, is_model_bound_optimizer, is_pydataset_base, is_random_name
 from pipelint.model.frames import Frame, InterpreterState
+from pipelint.model.functions import CallCollector
 from pipelint.model.syntax import find_arg
 from pipelint.model.values import CallSite, Collection, CompileSite, DatasetValue, Keywords, ObjectValue
 
@@ -95,6 +96,52 @@ class KerasQueries:
                 for v in returned
             )
         return False
+
+    def sequence_class_of(self, expr: cst.BaseExpression) -> tuple[str, cst.ClassDef, object | None] | None:
+        """The `PyDataset`/`Sequence` class that `expr` instantiates (`Batches(paths)`, or a name
+        bound once to that call): its name, its definition and, for a class of another project
+        module (`from generators import DataGenerator`), that module (None for this one's)."""
+        if isinstance(expr, cst.Name):
+            expr = self.bound_once(expr.value)  # `train = Batches(...)`, then `fit(train)`
+        if not isinstance(expr, cst.Call):
+            return None
+        func = expr.func
+        if isinstance(func, cst.Name):
+            local = next((cls for cls in self.pydataset_classes() if cls.name.value == func.value), None)
+            if local is not None:
+                return func.value, local, None
+        project = getattr(self, "project", None)
+        qualified = self.qualified_name(func) if project is not None else None
+        found = project.definition(qualified) if qualified is not None else None
+        if found is None:
+            return None
+        home, name = found
+        cls = home.find(name)
+        if isinstance(cls, cst.ClassDef) and any(is_pydataset_base(home.imports.resolve(b.value)) for b in cls.bases):
+            return name, cls, home
+        return None
+
+    def loading_call(self, cls: cst.ClassDef, home: object | None = None) -> str | None:
+        """The first call in `cls.__getitem__` (or a method of `cls` it calls) that reads or decodes
+        data (`cv2.imread`, `Image.open`, `np.load`, `tf.io.read_file`...): what makes loading a batch
+        cost more than slicing an array. `home`: the module of a class of another project module."""
+        methods = (home.methods if home is not None else self.methods).get(cls, {})
+        pending = [methods.get("__getitem__")]
+        seen: set[str] = set()
+        while pending:
+            method = pending.pop()
+            if method is None or method.name.value in seen or len(seen) > 4:
+                continue
+            seen.add(method.name.value)
+            for call in CallCollector.of(method.body).calls:
+                func = call.func
+                last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                    pending.append(methods.get(last))
+                    continue
+                if last in LOADING_CALLS:
+                    return " ".join(cst.Module([]).code_for_node(func).split())
+        return None
 
     def pydataset_classes(self) -> list[cst.ClassDef]:
         """Classes of this module that subclass `keras.utils.PyDataset` (or `Sequence`)."""

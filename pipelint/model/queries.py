@@ -217,6 +217,18 @@ class PipelineModel(KerasQueries):
                     and not self.dropped(site.op):
                 yield site
 
+    def never_called(self, function: str) -> bool:
+        """Is this module's function `function` dead code: nothing here calls or names it but its
+        own definition, and the project modules that import this one never mention it? (False
+        when no project module imports this one: a script's function may be run from outside.)"""
+        if any(isinstance(site.call.func, cst.Name) and site.call.func.value == function
+               or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == function
+               for site in self.calls):
+            return False
+        if len(re.findall(rf"\b{re.escape(function)}\b", self.source)) > 1:
+            return False  # named elsewhere here: handed on, registered, called through a name
+        return read_by_importers(self.project, function) is False
+
     def dropped(self, op: Op) -> bool:
         """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the
         module never mentions again except to rebind it or to call dataset methods on it (the

@@ -478,6 +478,8 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                 if consumer.kind == "iter" and consumer.node in next_args:
                     continue  # `next(iter(ds))`: one element, not a loop
                 # (A loop over `ds.take(n)` with a small `n` is a look: the model says "peek".)
+            if consumer.kind == "return" and consumer.function and model.never_called(consumer.function):
+                continue  # a dataset function nothing calls: it never feeds anything
             if consumer.kind == "return" and any(
                     p.origin.kind == "parameter" or not any(op.name in BATCH_METHODS for op in p.all_ops())
                     for p in paths):

@@ -26,7 +26,8 @@ class PyDatasetWithoutWorkers(Rule):
     code = "PL407"
     summary = "A `keras.utils.PyDataset` that never sets `workers`, so batches load one at a time."
     fixable = None
-    triggers = ("PyDataset", "Sequence")
+    # (`.fit`: in Keras 2 the finding is on a training call of a module that imports the class)
+    triggers = ("PyDataset", "Sequence", ".fit")
     docs = """\
 ## What it does
 In a file whose target is Keras 3 (see `target-version`; the default), flags a subclass of `keras.utils.PyDataset` (or `keras.utils.Sequence`, its Keras 3 alias) that
@@ -40,8 +41,10 @@ loads with a single worker:
 In a file whose target is Keras 2 (TensorFlow before 2.16, `keras<3` or `tf-keras` declared, or
 code written for it: `fit_generator`, `fit(workers=...)`), the `Sequence` takes no `workers`; `fit`
 and `fit_generator` do, default 1. There the rule flags a `fit`/`fit_generator` call of the module
-that trains on one of the module's `Sequence` classes without `workers=` (or with `workers=1`),
-and the fix it names is `fit(..., workers=N)`.
+that trains on a `Sequence` class (this module's, or one imported from another project module)
+without `workers=` (an explicit `workers=1` is left alone: a generator that is not thread-safe), and the fix it names is `fit(..., workers=N)`. The
+message names what makes a batch costly to load where `__getitem__` shows it (`cv2.imread`,
+`Image.open`, `np.load`...).
 
 ## Why is this bad?
 In Keras 3 `fit` no longer takes `workers`; the `PyDataset` carries it, and it defaults to 1.
@@ -267,26 +270,20 @@ No automatic fix.
         a training call in this module that loads one of this module's `Sequence` classes with one
         worker. A class trained on elsewhere is left to that module."""
         model = ctx.model
-        classes = {cls.name.value for cls in model.pydataset_classes()}
-        if not classes:
-            return
         for site in model.calls:
             func = site.call.func
             if not isinstance(func, cst.Attribute) or func.attr.value not in _KERAS2_TRAINING:
                 continue
             given = find_arg(site.call, "generator" if func.attr.value == "fit_generator" else "x", 0)
-            if given is None:
-                continue
-            value = given.value
-            if isinstance(value, cst.Name):
-                value = model.bound_once(value.value)  # `train = Batches(...)`, then `fit(train)`
-            name = value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) else None
-            if name not in classes or self._call_sets_workers(site.call):
-                continue
-            workers = find_arg(site.call, "workers")
-            how = "with `workers=1`" if workers is not None else "without `workers=` (the default is 1)"
+            found = model.sequence_class_of(given.value) if given is not None else None
+            if found is None or find_arg(site.call, "workers") is not None or any(a.star == "**" for a in site.call.args):
+                continue  # (an explicit `workers=1` is a choice: a generator that is not thread-safe)
+            name, cls, home = found
+            how = "without `workers=` (the default is 1)"
+            loads = model.loading_call(cls, home)
+            cost = f" (its `__getitem__` calls `{loads}`)" if loads else ""
             ctx.report(func.attr,
-                       f"`{func.attr.value}` loads `{name}` {how}: in {model.target.describe_keras()} "
+                       f"`{func.attr.value}` loads `{name}`{cost} {how}: in {model.target.describe_keras()} "
                        f"`{func.attr.value}` calls `__getitem__` one batch at a time in one thread while the "
                        f"model waits; pass `workers=N` (and `use_multiprocessing=True` for CPU-bound loading) "
                        f"to `{func.attr.value}`")
