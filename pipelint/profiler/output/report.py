@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from typing import Any
 
 from pipelint.profiler.advise import advice, service
@@ -339,10 +341,25 @@ def render_verification(v: dict) -> list[str]:
     return lines
 
 
+def write_atomic(path: str, text: str) -> None:
+    """Write `text` to `path` so that a reader (or a kill mid-write) sees the old file or the new
+    one, never half of one: a temporary file in the same directory, then os.replace."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def write_json(r: dict[str, Any], path: str) -> None:
-    with open(path, "w") as f:
-        json.dump(r, f, indent=2, default=str)
-        f.write("\n")
+    write_atomic(path, json.dumps(r, indent=2, default=str) + "\n")
 
 
 def render_html(r: dict[str, Any]) -> str:

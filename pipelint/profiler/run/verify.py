@@ -35,7 +35,7 @@ def run_child(script: str, args: list[str], steps: int, fixes: dict | None, work
     report = os.path.join(workdir, f"{tag}.json")
     log = os.path.join(workdir, f"{tag}.log")
     cmd = [sys.executable, "-m", "pipelint.profiler", "--report", report, "--no-live-warnings",
-           "--quiet", "--max-steps", str(steps)]
+           "--quiet", "--every", "0", "--max-steps", str(steps)]
     if fixes:
         cmd += ["--apply", json.dumps(fixes)]
     cmd += [script, *args]
