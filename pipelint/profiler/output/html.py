@@ -64,7 +64,7 @@ def render_html(report: dict[str, Any], standalone: bool = True) -> str:
 
 
 def write_html(report: dict[str, Any], path: str) -> None:
-    from pipelint.profiler.output.report import write_atomic  # rewritten every interval: never half a page
+    from pipelint.profiler.output.files import write_atomic  # rewritten every interval: never half a page
     write_atomic(path, render_html(report))
 
 

@@ -2,15 +2,14 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from typing import Any
 
 from pipelint.profiler.advise import advice, service
 from pipelint.profiler.measure import memory
 from pipelint.profiler.measure.merge import worker_identity
 from pipelint.profiler.measure.stages import merge
+from pipelint.profiler.output.files import write_atomic
 
 
 def _environment() -> dict[str, Any]:
@@ -161,6 +160,16 @@ def _src(op) -> dict[str, Any] | None:
     return {"path": op.path, "line": op.line} if op.path else None
 
 
+def _code(op) -> str | None:
+    """The source text at the stage's line, so that `profile-diff` can show which lines changed
+    between two runs (the file itself may have been edited since)."""
+    if not op.path or not op.line:
+        return None
+    import linecache
+    text = linecache.getline(op.path, op.line).strip()
+    return text[:200] or None
+
+
 def _stage_entry(f, cpus: int) -> dict[str, Any]:
     st, op = f.stage, f.stage.op
     fused = op.extra.get("fused_with")
@@ -196,6 +205,7 @@ def _stage_entry(f, cpus: int) -> dict[str, Any]:
         "buffer_size": st.buffer_size,
         "bytes_per_element": round(f.bytes_per_element, 1) if f.bytes_per_element else None,
         "share": round(f.share, 4),
+        "code": _code(op),
         "work": f.work,
         "python": {"calls": f.py_calls, "wall_ms_per_call": round(f.py_wall_ms, 4),
                    "cpu_ms_per_call": round(f.py_cpu_ms, 4), "cpu_fraction": round(f.cpu_fraction, 3)}
@@ -334,28 +344,14 @@ def render_verification(v: dict) -> list[str]:
         p = (f"{'up to ' if c.get('speedup_basis') == 'upper-bound' else 'predicted '}{pred:.2f}x"
              if pred else "no prediction")
         lines.append(f"  - {c['label']}: {m}; {p}; {c['status']}")
+        if c.get("diff"):  # the same comparison `pipelint profile-diff` prints, for the median round
+            from pipelint.profiler.output.diff import render_text as diff_text
+            lines.extend("    " + line for line in diff_text(c["diff"], brief=True).splitlines())
     if v.get("top"):
         lines.append(f"  top suggestion: {v['top']['status']} ({v['top']['label']})")
     for n in v.get("not_verified", []):
         lines.append(f"  not verifiable: {n}")
     return lines
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write `text` to `path` so that a reader (or a kill mid-write) sees the old file or the new
-    one, never half of one: a temporary file in the same directory, then os.replace."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def write_json(r: dict[str, Any], path: str) -> None:

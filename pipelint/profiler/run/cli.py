@@ -119,3 +119,22 @@ def profile_merge_command(reports, json_path) -> None:
     if json_path:
         with open(json_path, "w", encoding="utf-8") as fh:
             json.dump(merged, fh, indent=1)
+
+
+@click.command("profile-diff")
+@click.argument("before", type=click.Path(dir_okay=False))
+@click.argument("after", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="text for a terminal, markdown for a pull request, json for tools.")
+def profile_diff_command(before, after, fmt) -> None:
+    """Compare two probe reports (JSON): step time, input wait, verdict and each stage side by side.
+
+    Exit codes: 0 compared, 2 a report cannot be read (one line on stderr). No TensorFlow."""
+    from pipelint.profiler.output.diff import MergeError, diff, load_pair, render
+
+    try:
+        b, a = load_pair(before, after)
+    except MergeError as exc:
+        click.echo(f"pipelint profile-diff: {exc}", err=True)
+        sys.exit(2)
+    click.echo(render(diff(b, a, before, after), fmt), nl=False)
