@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 from pipelint.profiler.measure.memory import site_text
 from pipelint.profiler.output.report import build_report, write_html, write_json
+from pipelint.profiler.output.trackers import log_interval, log_report
 
 #: Seconds between two lines and two rewrites of the report files, unless told otherwise.
 DEFAULT_EVERY = 60.0
@@ -146,6 +147,10 @@ class Account:
                 self.session.t_end = None  # the job goes on: its end still takes the final samples
             line = self._interval(report, final)
             report["account"] = self.section(final)
+            if line is not None:
+                log_interval(self.session, self.intervals[-1])
+            if final:
+                log_report(self.session, report, self.json_path, self.html_path)
             self._write(report)
             # The line comes after the files: whoever reads it finds them written.
             if line is not None and self.out is not None:

@@ -103,6 +103,9 @@ class PipelineProfiler(keras.callbacks.Callback):
             s.fit_end()
         except Exception as exc:
             s.fail("Keras callback", exc)
+        # Inside the script's `with mlflow.start_run():` still: remember the run for the final report.
+        from pipelint.profiler.output.trackers import log_report, note_active_run
+        note_active_run(s)
         if self._own:
             hooks.uninstall(s)
             if self.account is not None:
@@ -111,6 +114,7 @@ class PipelineProfiler(keras.callbacks.Callback):
                                        if self.account is not None else None)
             if self.tensorboard is not None:
                 self.tensorboard.finish(self.result)
+            log_report(s, self.result, self.json_path, self.html_path)
             from pipelint.profiler.output.display import show_in_notebook
 
             shown = self._print and show_in_notebook(self.result)  # HTML in a notebook, not stderr

@@ -123,6 +123,8 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
             xprof.compare(report)
         if tensorboard is not None:
             tensorboard.finish(report)
+        from pipelint.profiler.output.trackers import log_report
+        log_report(session, report, json_path, html_path)  # only when the script logs to an MLflow run
         uninstall(session, force=True)
         text = emit(report, out=None if quiet else out, json_path=json_path, html_path=html_path)
     except KeyboardInterrupt:

@@ -277,6 +277,7 @@ class Session:
         # step's end with `account_due` (perf_counter seconds; inf when there is none).
         self.account: Any = None
         self.account_due = math.inf
+        self.mlflow_run: str | None = None  # the job's MLflow run seen active (output/trackers.py)
 
     # -- failure handling -------------------------------------------------------------------------
     def fail(self, where: str, exc: BaseException) -> None:
