@@ -471,7 +471,7 @@ def local_ceiling(b: StageFigures, cores_used: float | None, cpus: int,
         return f"the process keeps {cores_used:.1f} of {cpus} cores busy"
     if st.autotuned and st.parallelism_max and par < st.parallelism_max:
         return (f"autotune keeps it at {par:g} calls of at most {st.parallelism_max:g} (more calls at once did not"
-                " pay: the cores were busy)")
+                " pay on this host)")
     if system_busy is not None and system_busy >= SATURATED_SYSTEM * cpus and (par >= cpus or not st.autotuned):
         return (f"{system_busy:.1f} of its {cpus} cores are busy system-wide, {cores_used or 0.0:.1f} of them"
                 " with this process")

@@ -210,6 +210,11 @@ def section(session, pipe, figs: list, step_ms: float | None, wait_ms: float | N
                 "elements_per_batch": round(slowest.elements_per_batch, 3),
                 "work_per_batch_ms": round(slowest.per_batch_ms, 3)}
         out["projection"]["local_floor_ms"] = round(pipeline_ms / max(1, cpus), 3)
+    relocate = getattr(session, "relocate", None)
+    if relocate is not None:  # IPython cells: sites as the user sees them ("cell 3, line 2")
+        import dataclasses
+        ops = [dataclasses.replace(op, path=moved[0], line=moved[1])
+               if op.path and (moved := relocate(op.path, op.line)) else op for op in ops]
     out["blockers"] = blockers(ops)
     out["snippet"], out["insert_after"] = snippet(ops) if ops else (None, None)
     out["recommended"] = bool(fraction is not None and fraction >= input_bound and out["local_limit"]
@@ -231,7 +236,8 @@ def suggestion(sec: dict[str, Any], cpus: int) -> dict[str, Any] | None:
     load = busy["system_busy_cores"] if busy["system_busy_cores"] is not None else busy["process_cores_used"]
     limit = sec.get("local_limit")
     slow = proj.get("slowest_stage") or {}
-    per_element = (f" ({slow['stage']}: {slow['elements_per_batch']:.3g} elements x {slow['ms_per_element']:.2f} ms"
+    at = f" at {site_text(slow['source']['path'], slow['source']['line'])}" if slow.get("source") else ""
+    per_element = (f" ({slow['stage']}{at}: {slow['elements_per_batch']:.3g} elements x {slow['ms_per_element']:.2f} ms"
                    f" = {slow['work_per_batch_ms']:.1f} ms)" if slow.get("ms_per_element") else "")
     head = (f"input-bound and no more parallelism here: {limit}" if limit else
             f"input-bound with the {cpus} core(s) this process may use busy ({load:.1f} in use)")
