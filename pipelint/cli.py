@@ -48,6 +48,7 @@ class _LazyGroup(click.Group):
     lazy = {
         "profile": "pipelint.profiler.run.cli:profile_command",
         "profile-merge": "pipelint.profiler.run.cli:profile_merge_command",
+        "profile-diff": "pipelint.profiler.run.cli:profile_diff_command",
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

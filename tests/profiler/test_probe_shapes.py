@@ -128,18 +128,93 @@ def test_a_serial_tf_op_map_is_priced_on_the_cores_free_system_wide():
                 if s["code"] == "PL101"]
 
 
-@pytest.mark.parametrize("parallelism, cores_used, spent", [
-    (2.0, 1.5, True),    # autotune at the core count, the process keeps the cores busy
-    (2.0, 1.7, True),    # ... whatever the exact CPU figure: no flip near a threshold
-    (1.0, 1.9, False),   # autotune chose 1 of at most 2: more parallelism did not pay, not "spent"
-    (2.0, 0.6, False),   # at the core count but the cores idle: it waits on something else
+@pytest.mark.parametrize("parallelism, cores_used, spent, scale_out", [
+    (2.0, 1.5, True, True),    # autotune at the core count, the process keeps the cores busy
+    (2.0, 1.7, True, True),    # ... whatever the exact CPU figure: no flip near a threshold
+    (1.0, 1.9, False, True),   # autotune held it at 1 of 2: not "spent", but no more parallelism here either
+    (2.0, 0.6, False, False),  # at the core count but the cores idle: it waits on something else
 ])
-def test_saturation_comes_from_what_the_stage_does(parallelism, cores_used, spent):
+def test_saturation_comes_from_what_the_stage_does(parallelism, cores_used, spent, scale_out):
     stages = _tf_map(parallelism, autotuned=True)
     fig = advice.bottleneck(advice.figures(stages, 2))
     assert advice.host_spent(fig, cores_used, 2) is spent
-    actions = [s["action"] for s in _top(stages, step_ms=20.0, wait_ms=14.0, cores_used=cores_used)]
-    assert ("data-service" in actions) is spent
+    sugg = _top(stages, step_ms=20.0, wait_ms=14.0, cores_used=cores_used)
+    assert ("data-service" in [s["action"] for s in sugg]) is scale_out
+    # Input-bound: never nothing. Without an action, the limit and its cost are stated.
+    assert sugg and (scale_out or sugg[0]["action"] == "limit")
+
+
+# -- issue 30: the saturated-augmentation shape ---------------------------------------------------
+
+AUG_LINE = 7
+
+
+def saturated_augmentation(parallelism=2.0, maximum=2.0, batches=100, batch=16, ms_per_element=6.0):
+    """from_tensor_slices(images) -> map(random flip + rotation, TF ops only, AUTOTUNE) -> batch(16)
+    -> prefetch: autotune at its ceiling (2 of 2 on two cores), 96 ms of work per batch."""
+    elements = batches * batch
+    aug = Op("map", "/x/train.py", AUG_LINE, extra={"cardinality": -1, "num_parallel_calls": True})
+    return align([Op("prefetch", "/x/train.py", 9), Op("batch", "/x/train.py", 8), aug,
+                  Op("from_tensor_slices", "/x/train.py", 6)],
+                 [node(2, "Prefetch", batches, MS), node(5, "BatchV2", batches, 2 * MS),
+                  node(3, "ParallelMapV2", elements, int(elements * ms_per_element * MS),
+                       {"parallelism": parallelism}, tunable=("parallelism",), maxima={"parallelism": maximum}),
+                  node(4, "TensorSlice", elements, MS)], {})
+
+
+def _report_advice(stages, step_ms, wait_ms, cores_used, system_busy=None, cpus=2):
+    """What build_report puts first: advice.suggest, then the service section's priced projection."""
+    from types import SimpleNamespace
+
+    from pipelint.profiler.advise import service
+    figs = advice.figures(stages, cpus)
+    sugg = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem=10**12, system_busy=system_busy)
+    host = SimpleNamespace(busy_cores=lambda: system_busy)
+    sec = service.section(SimpleNamespace(host_cpu=host), None, figs, step_ms, wait_ms, wait_ms / step_ms,
+                          cores_used, cpus, advice.INPUT_BOUND)
+    return sugg, sec, service.suggestion(sec, cpus)
+
+
+@pytest.mark.parametrize("parallelism, cores_used, system_busy, why", [
+    (2.0, 1.9, 1.95, "keeps 1.9 of 2 cores busy"),         # autotune at its ceiling, this job fills the cores
+    (1.0, 1.9, 1.95, "autotune keeps it at 1 calls of at most 2"),  # autotune held it low: the cores were busy
+    (2.0, 0.9, 1.9, "busy system-wide"),                   # other processes fill the cores this job may use
+])
+def test_saturated_augmentation_gets_a_priced_scale_out_with_its_assumptions(parallelism, cores_used,
+                                                                             system_busy, why):
+    stages = saturated_augmentation(parallelism)
+    step, wait = 100.0, 90.0  # 90% input-bound, the model's own step 10 ms
+    sugg, sec, top = _report_advice(stages, step, wait, cores_used, system_busy)
+    assert sugg and all(s["action"] != "limit" for s in sugg)  # an action, not only a statement
+    assert sec["recommended"] and why in sec["local_limit"]
+    # The projection from what was measured: 16 elements x 6 ms = 96 ms of map work per batch (+ the
+    # batch's 2 ms over 100 batches and the source's 1 ms over 1600 elements), the model's step 100 - 90 = 10 ms.
+    proj = sec["projection"]
+    slow = proj["slowest_stage"]
+    assert slow["ms_per_element"] == pytest.approx(6.0) and slow["elements_per_batch"] == pytest.approx(16)
+    pipeline = proj["pipeline_ms_per_batch"]
+    assert pipeline == pytest.approx(16 * 6.0 + 2.0 / 100 + 16 * 1.0 / 1600, rel=0.001)
+    need = math.ceil(pipeline / 10.0)
+    assert proj["worker_cores_to_feed_one_trainer"] == need
+    assert top["action"] == "data-service" and top["speedup_basis"] == "model"
+    assert top["expected_speedup"] == pytest.approx(step / max(10.0, pipeline / min(need, 8)), rel=0.01)
+    assert proj["by_workers"][0]["step_ms"] == pytest.approx(max(10.0, pipeline), rel=0.01)
+    # Honest promise: its assumptions and the local limit are in the message.
+    for words in ("Assumes worker cores as fast as this host's", "not modelled", "16 elements x 6.00 ms",
+                  f"one batch per {pipeline / 2:.1f} ms"):
+        assert words in top["message"], words
+
+
+def test_an_input_bound_job_with_nothing_priced_gets_the_limit_and_its_cost():
+    # At the core count but the process leaves the cores idle (it waits on something outside it):
+    # no parallelism, no service (nothing computes here to move), no cache (random): state the limit.
+    stages = saturated_augmentation(2.0)
+    sugg, sec, top = _report_advice(stages, 100.0, 90.0, cores_used=0.6, system_busy=0.7)
+    assert top is None and not sec["recommended"]
+    assert [s["action"] for s in sugg] == ["limit"] and sugg[0]["expected_speedup"] is None
+    msg = sugg[0]["message"]
+    assert "90.0 of 100.0 ms per step (90%)" in msg and "map at train.py:7" in msg
+    assert "16 elements x 6.00 ms = 96.0 ms" in msg and "smaller per-step demand" in msg
 
 
 DETERMINISTIC = """import tensorflow as tf

@@ -80,8 +80,10 @@ def test_suggestions_ranked_and_bounded_by_cores():
     assert sugg[0]["code"] == "PL106"
     assert sugg[0]["source"] == {"path": "/x/train.py", "line": 42}
     assert 1.0 < sugg[0]["expected_speedup"] <= 2.0  # 2 cores: never more than 2x
-    # The process already uses both cores: no speedup can be promised, nothing to suggest.
-    assert advice.suggest(stages, 20.0, 10.0, cores_used=2.0, cpus=2, mem=10**12) == []
+    # The process already uses both cores: no speedup can be promised; input-bound, so the limit
+    # and its cost are stated instead (issue 30), with no figure.
+    left = advice.suggest(stages, 20.0, 10.0, cores_used=2.0, cpus=2, mem=10**12)
+    assert [(s["action"], s["expected_speedup"]) for s in left] == [("limit", None)]
 
 
 def test_serial_map_without_python_is_pl101():

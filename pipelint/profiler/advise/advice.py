@@ -49,6 +49,7 @@ ACTIONS = {
     "vectorize": "batch first, then map over whole batches (fewer, larger calls)",
     "data-service": "move input processing off this host (tf.data service workers), whose cores"
                     " are spent",
+    "limit": "none priced: the input's cost on this host and what would lower it (a statement, no speedup)",
 }
 
 
@@ -410,22 +411,30 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
             f" the pipeline ({sit.wait_ms:.1f} ms) and the step ({sit.compute_ms:.1f} ms) do not overlap;"
             " end it with .prefetch(tf.data.AUTOTUNE)", sp, fix={"prefetch": True})
 
-    # Input-bound, the slowest stage computes with as many threads as cores, the process uses the
-    # cores, and nothing local is left: this host is spent.
-    if sit is not None and not any(s["speedup_basis"] == "model" for s in out) \
-            and sit.wait_ms >= INPUT_BOUND * sit.step_ms:
+    # Input-bound, and the slowest stage computes but cannot be given more parallelism here (the
+    # cores are spent, or autotune held it below its ceiling): nothing local is left on this host.
+    input_bound = sit is not None and sit.wait_ms >= INPUT_BOUND * sit.step_ms
+    if input_bound and not any(s["speedup_basis"] == "model" for s in out):
         b = bottleneck(figs)
-        if b is not None and host_spent(b, cores_used, cpus):  # tf.data service workers cannot run Python
+        ceiling = local_ceiling(b, cores_used, cpus, system_busy) if b is not None else None
+        if ceiling is not None:  # tf.data service workers cannot run Python: blockers are named by the report
             pipeline_cpu = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
             add(None, "data-service", b, f"the pipeline waits on {b.stage.op.name} at {where(b.stage.op)},"
-                f" which computes with {_par_text(b.stage)} on {cpus} cores, and the process keeps"
-                f" {busy:.1f} cores busy: this host cannot prepare input faster. Move preprocessing to"
-                " tf.data service workers on other machines; the figure is the step if input cost nothing",
+                f" which computes with {_par_text(b.stage)} on {cpus} cores; {ceiling}: this host cannot"
+                " prepare input faster. Move preprocessing to tf.data service workers on other machines;"
+                " the figure is the step if input cost nothing",
                 sit.speedup(sit.pipe_ms, cpu_saved_ms=pipeline_cpu), basis="upper-bound")
 
     for note in memory_notes(figs, mem):
         if note["code"]:
             add(note["code"], "cache", note["figures"], note["message"], None)
+
+    # Never "no suggestion" on an input-bound job: when no action is priced, say what the limit is
+    # and what it costs, so that the user can weigh a cheaper stage or a smaller per-step demand.
+    if input_bound and not any(s["expected_speedup"] for s in out):
+        b = bottleneck(figs)
+        if b is not None:
+            add(None, "limit", b, limit_statement(b, sit, figs, cores_used, cpus, system_busy), None)
 
     # Priced actions first, then upper bounds (a promise beats a ceiling), each by size.
     out.sort(key=lambda s: (s["speedup_basis"] != "model", -(s["expected_speedup"] or 0.0)))
@@ -444,6 +453,58 @@ def host_spent(b: StageFigures, cores_used: float | None, cpus: int) -> bool:
     if b.work not in ("tf-ops", "computes") or b.stage.kind not in ("map", "map+batch", "interleave"):
         return False
     return (b.stage.parallelism or 1) >= cpus and (cores_used or 0.0) >= SPENT_CORES * cpus
+
+
+def local_ceiling(b: StageFigures, cores_used: float | None, cpus: int,
+                  system_busy: float | None = None) -> str | None:
+    """Why the slowest stage cannot be given more parallelism on this host, in words, or None when
+    it can (or when it does not compute: a waiting stage gets threads, Python gets a rewrite).
+
+    Three measured cases: it runs as many calls as cores and the process keeps them busy (the host
+    is spent, `host_spent`); autotune held it below its ceiling (more calls at once did not pay: the
+    cores were busy); or a serial/at-the-cores stage whose cores other processes keep busy."""
+    if b.work not in ("tf-ops", "computes") or b.stage.kind not in ("map", "map+batch", "interleave"):
+        return None
+    st = b.stage
+    par = st.parallelism or 1
+    if host_spent(b, cores_used, cpus):
+        return f"the process keeps {cores_used:.1f} of {cpus} cores busy"
+    if st.autotuned and st.parallelism_max and par < st.parallelism_max:
+        return (f"autotune keeps it at {par:g} calls of at most {st.parallelism_max:g} (more calls at once did not"
+                " pay on this host)")
+    if system_busy is not None and system_busy >= SATURATED_SYSTEM * cpus and (par >= cpus or not st.autotuned):
+        return (f"{system_busy:.1f} of its {cpus} cores are busy system-wide, {cores_used or 0.0:.1f} of them"
+                " with this process")
+    return None
+
+
+#: The cores this process may use count as busy system-wide from this share on (service.SATURATED).
+SATURATED_SYSTEM = 0.85
+
+
+def limit_statement(b: StageFigures, sit: Situation, figs: list[StageFigures], cores_used: float | None,
+                    cpus: int, system_busy: float | None) -> str:
+    """What an input-bound job pays when no action is priced: the wait, the slowest stage's cost and
+    the fastest this host could feed the model with every core on the pipeline."""
+    op, st = b.stage.op, b.stage
+    pipeline_cpu = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
+    floor = pipeline_cpu / max(1, cpus)
+    cost = (f"{b.elements_per_batch:.3g} elements x {b.time_per_element_ms:.2f} ms" if b.time_per_element_ms
+            else "its work")
+    used = f"{cores_used:.1f}" if cores_used is not None else "an unknown number of"
+    why = ""
+    if op.extra.get("added_by"):
+        why = f" It was added by {op.extra['added_by']}: change the call that adds it ({where(op)})."
+    elif b.work == "waits":
+        why = " Its calls wait (I/O or sleep) although tf.data runs them in parallel: the wait is outside this process."
+    return (f"input-bound: {sit.wait_ms:.1f} of {sit.step_ms:.1f} ms per step ({100 * sit.wait_ms / sit.step_ms:.0f}%)"
+            f" wait for {op.name} at {where(op)} ({_par_text(st)}; {cost} = {b.per_batch_ms:.1f} ms of work per"
+            f" batch), and no action on this host is priced: the process used {used} of {cpus} cores"
+            + (f", {system_busy:.1f} busy system-wide" if system_busy is not None else "")
+            + f". The pipeline's work is {pipeline_cpu:.1f} ms per batch: with every core on it this host feeds"
+            f" at best one batch per {floor:.1f} ms against the model's {sit.compute_ms:.1f} ms. Only a cheaper"
+            " stage (fewer or cheaper ops per element, smaller inputs), a smaller per-step demand (a smaller"
+            " batch per step, fewer augmentations) or more machines (tf.data service) lowers the wait." + why)
 
 
 def _cache_after(add, sit: Situation, figs: list[StageFigures], i: int, f: StageFigures, epochs: int | None,
@@ -536,7 +597,8 @@ def live_hint(session, pipe) -> str:
         short = {"PL101": "needs more parallel calls", "PL106": "calls Python (py_function)",
                  "PL107": "is a Python generator", "PL407": "has no workers",
                  "PL103": "has no prefetch"}.get(top["code"]) or \
-            {"cache": "is re-computed every epoch", "data-service": "has spent this host's cores"}.get(
+            {"cache": "is re-computed every epoch", "data-service": "has spent this host's cores",
+             "limit": "sets the pace; no local fix is priced"}.get(
                 top["action"], top["action"])
         src = top["source"]
         moved = session.relocate(src["path"], src["line"]) if src and session.relocate else None

@@ -155,6 +155,7 @@ def projection(step_ms: float, wait_ms: float, pipeline_ms: float) -> dict[str, 
         rows.append({"workers": k, "step_ms": round(new, 3),
                      "speedup": round(step_ms / new, 2) if new > 0 else None})
     return {"pipeline_ms_per_batch": round(pipeline_ms, 3), "model_ms_per_step": round(model_ms, 3),
+            "step_ms": round(step_ms, 3), "input_wait_ms": round(wait_ms, 3),
             "worker_cores_to_feed_one_trainer": need, "by_workers": rows,
             "basis": "step = max(step - input wait, pipeline work per batch / worker cores); worker cores as"
                      " fast as this host's; network, RPC and deserialization not modelled"}
@@ -190,17 +191,33 @@ def section(session, pipe, figs: list, step_ms: float | None, wait_ms: float | N
     # calls as cores, and the process keeps the cores busy), not from one CPU figure near a
     # threshold. Cores busy with other processes (system-wide) are reported too, but they are not
     # this job's input to move.
-    from pipelint.profiler.advise.advice import bottleneck, host_spent
+    from pipelint.profiler.advise.advice import bottleneck, host_spent, local_ceiling
     slowest = bottleneck(figs)
     out["saturated"] = slowest is not None and host_spent(slowest, cores_used, cpus)
     out["host_cpu"]["busy_with_other_processes"] = bool(
         system is not None and system >= SATURATED * cpus and not out["saturated"])
+    # Why the slowest stage gets no more parallelism here (spent cores, autotune at its ceiling,
+    # cores busy with other processes); None when a local action can still help.
+    out["local_limit"] = local_ceiling(slowest, cores_used, cpus, system) if slowest is not None else None
     pipeline_ms = sum(f.per_batch_ms for f in figs if f.stage.kind != "prefetch")
     if step_ms and pipeline_ms > 0:
         out["projection"] = projection(step_ms, wait_ms or 0.0, pipeline_ms)
+        if slowest is not None:
+            st = slowest.stage
+            out["projection"]["slowest_stage"] = {
+                "stage": st.op.name, "source": _where(st.op),
+                "ms_per_element": round(slowest.time_per_element_ms, 4) if slowest.time_per_element_ms else None,
+                "elements_per_batch": round(slowest.elements_per_batch, 3),
+                "work_per_batch_ms": round(slowest.per_batch_ms, 3)}
+        out["projection"]["local_floor_ms"] = round(pipeline_ms / max(1, cpus), 3)
+    relocate = getattr(session, "relocate", None)
+    if relocate is not None:  # IPython cells: sites as the user sees them ("cell 3, line 2")
+        import dataclasses
+        ops = [dataclasses.replace(op, path=moved[0], line=moved[1])
+               if op.path and (moved := relocate(op.path, op.line)) else op for op in ops]
     out["blockers"] = blockers(ops)
     out["snippet"], out["insert_after"] = snippet(ops) if ops else (None, None)
-    out["recommended"] = bool(fraction is not None and fraction >= input_bound and out["saturated"]
+    out["recommended"] = bool(fraction is not None and fraction >= input_bound and out["local_limit"]
                               and out["projection"] is not None)
     return out
 
@@ -212,21 +229,36 @@ def suggestion(sec: dict[str, Any], cpus: int) -> dict[str, Any] | None:
     proj = sec["projection"]
     one = proj["by_workers"][0]
     need = proj["worker_cores_to_feed_one_trainer"]
-    best_step = max(proj["model_ms_per_step"], proj["pipeline_ms_per_batch"] / max(1, need or 1))
+    # The promise is for the worker cores the projection names (at most its largest row).
+    cores = min(need or 1, PROJECTED_WORKERS[-1])
+    best_step = max(proj["model_ms_per_step"], proj["pipeline_ms_per_batch"] / cores)
     busy = sec["host_cpu"]
     load = busy["system_busy_cores"] if busy["system_busy_cores"] is not None else busy["process_cores_used"]
-    msg = (f"input-bound with the {cpus} core(s) this process may use busy ({load:.1f} in use): this host"
-           f" cannot prepare input faster. The pipeline does {proj['pipeline_ms_per_batch']:.1f} ms of work"
-           f" per batch and the model {proj['model_ms_per_step']:.1f} ms per step, so about {need} worker"
-           f" core(s) feed one trainer; with one tf.data service worker core the step would be"
-           f" {one['step_ms']:.1f} ms ({one['speedup']:.2f}x), with {need} {best_step:.1f} ms. Insert distribute(...) after the expensive"
-           " stages, before the trainer's prefetch (snippet in data_service.snippet)")
+    limit = sec.get("local_limit")
+    slow = proj.get("slowest_stage") or {}
+    at = f" at {site_text(slow['source']['path'], slow['source']['line'])}" if slow.get("source") else ""
+    per_element = (f" ({slow['stage']}{at}: {slow['elements_per_batch']:.3g} elements x {slow['ms_per_element']:.2f} ms"
+                   f" = {slow['work_per_batch_ms']:.1f} ms)" if slow.get("ms_per_element") else "")
+    head = (f"input-bound and no more parallelism here: {limit}" if limit else
+            f"input-bound with the {cpus} core(s) this process may use busy ({load:.1f} in use)")
+    msg = (f"{head}; this host cannot prepare input faster. The pipeline does {proj['pipeline_ms_per_batch']:.1f} ms"
+           f" of work per batch{per_element} and the model {proj['model_ms_per_step']:.1f} ms per step, so about"
+           f" {need} worker core(s) feed one trainer; with one tf.data service worker core the step would be"
+           f" {one['step_ms']:.1f} ms ({one['speedup']:.2f}x), with {cores} {best_step:.1f} ms. Assumes worker cores"
+           " as fast as this host's and the model's step as measured (step - input wait, measured while the"
+           " pipeline shared the cores: alone it is likely shorter, so the projection is cautious); the"
+           " network, RPC, deserializing batches and the dispatcher are not modelled. Insert distribute(...)"
+           " after the expensive stages, before the trainer's prefetch (snippet in data_service.snippet)")
+    if proj.get("local_floor_ms") is not None:
+        msg += (f". Without more machines this host feeds at best one batch per {proj['local_floor_ms']:.1f} ms"
+                f" (the pipeline's work over all {cpus} core(s)): only a cheaper stage or a smaller per-step"
+                " demand lowers that")
     if sec["blockers"]:
         names = ", ".join(f"{b['stage']} at {site_text(b['source']['path'], b['source']['line'])}"
                           if b["source"] else b["stage"] for b in sec["blockers"])
         msg += f". First rewrite with TensorFlow ops what service workers cannot run: {names}"
-    # What enough worker cores give (the model's own time then sets the step).
-    best = max((r["speedup"] or 1.0) for r in proj["by_workers"])
+    step = proj.get("step_ms")
+    best = step / best_step if step and best_step > 0 else max((r["speedup"] or 1.0) for r in proj["by_workers"])
     src = sec.get("insert_after")
     return {"code": None, "name": None, "action": "data-service", "message": msg, "source": src,
             "stage": "distribute", "expected_speedup": round(best, 2), "speedup_basis": "model",

@@ -64,8 +64,8 @@ def render_html(report: dict[str, Any], standalone: bool = True) -> str:
 
 
 def write_html(report: dict[str, Any], path: str) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(render_html(report))
+    from pipelint.profiler.output.files import write_atomic  # rewritten every interval: never half a page
+    write_atomic(path, render_html(report))
 
 
 # -- sections ---------------------------------------------------------------------------------------

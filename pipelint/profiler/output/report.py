@@ -9,6 +9,7 @@ from pipelint.profiler.advise import advice, service
 from pipelint.profiler.measure import memory
 from pipelint.profiler.measure.merge import worker_identity
 from pipelint.profiler.measure.stages import merge
+from pipelint.profiler.output.files import write_atomic
 
 
 def _environment() -> dict[str, Any]:
@@ -159,6 +160,16 @@ def _src(op) -> dict[str, Any] | None:
     return {"path": op.path, "line": op.line} if op.path else None
 
 
+def _code(op) -> str | None:
+    """The source text at the stage's line, so that `profile-diff` can show which lines changed
+    between two runs (the file itself may have been edited since)."""
+    if not op.path or not op.line:
+        return None
+    import linecache
+    text = linecache.getline(op.path, op.line).strip()
+    return text[:200] or None
+
+
 def _stage_entry(f, cpus: int) -> dict[str, Any]:
     st, op = f.stage, f.stage.op
     fused = op.extra.get("fused_with")
@@ -194,6 +205,7 @@ def _stage_entry(f, cpus: int) -> dict[str, Any]:
         "buffer_size": st.buffer_size,
         "bytes_per_element": round(f.bytes_per_element, 1) if f.bytes_per_element else None,
         "share": round(f.share, 4),
+        "code": _code(op),
         "work": f.work,
         "python": {"calls": f.py_calls, "wall_ms_per_call": round(f.py_wall_ms, 4),
                    "cpu_ms_per_call": round(f.py_cpu_ms, 4), "cpu_fraction": round(f.cpu_fraction, 3)}
@@ -332,6 +344,9 @@ def render_verification(v: dict) -> list[str]:
         p = (f"{'up to ' if c.get('speedup_basis') == 'upper-bound' else 'predicted '}{pred:.2f}x"
              if pred else "no prediction")
         lines.append(f"  - {c['label']}: {m}; {p}; {c['status']}")
+        if c.get("diff"):  # the same comparison `pipelint profile-diff` prints, for the median round
+            from pipelint.profiler.output.diff import render_text as diff_text
+            lines.extend("    " + line for line in diff_text(c["diff"], brief=True).splitlines())
     if v.get("top"):
         lines.append(f"  top suggestion: {v['top']['status']} ({v['top']['label']})")
     for n in v.get("not_verified", []):
@@ -340,9 +355,7 @@ def render_verification(v: dict) -> list[str]:
 
 
 def write_json(r: dict[str, Any], path: str) -> None:
-    with open(path, "w") as f:
-        json.dump(r, f, indent=2, default=str)
-        f.write("\n")
+    write_atomic(path, json.dumps(r, indent=2, default=str) + "\n")
 
 
 def render_html(r: dict[str, Any]) -> str:

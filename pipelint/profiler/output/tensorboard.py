@@ -215,6 +215,14 @@ class Output:
             if points:
                 self._take(tl, points)
 
+    def interval(self, report: dict[str, Any]) -> None:
+        """The running account's rhythm: append the steps measured since the last interval, the
+        stage scalars and the report so far, and flush (an event file is append-only with a
+        checksum per record, so a killed job leaves every flushed record readable)."""
+        self.epoch_end()
+        tl = self.session.timelines.primary()
+        self._writer().report(report, step=max(1, tl.last_step if tl else 1))
+
     def finish(self, report: dict[str, Any]) -> None:
         """Write what is left and the report; add the `tensorboard` key to the report."""
         self.epoch_end()

@@ -27,7 +27,7 @@ class PipelineProfiler(keras.callbacks.Callback):
 
     def __init__(self, *, sample_every: int = 50, warn_every: int = 500, live_warnings: bool = True,
                  report: bool = True, json_path: str | None = None, html_path: str | None = None,
-                 log_dir: str | None = None, session: Session | None = None):
+                 log_dir: str | None = None, every: float | None = 60.0, session: Session | None = None):
         super().__init__()
         self._own = False
         if session is None:
@@ -48,8 +48,15 @@ class PipelineProfiler(keras.callbacks.Callback):
             self.tensorboard = Output(session, log_dir)
         self.result: dict[str, Any] | None = None
         self._last: float | None = None
+        # Its own running account (run/account.py); under `pipelint profile` the runner keeps one.
+        self.every = every if self._own else None
+        self.account = None
 
     def on_train_begin(self, logs=None):
+        if self.every and self.account is None:
+            from pipelint.profiler.run.account import Account
+            self.account = Account(self.session, self.every, json_path=self.json_path, html_path=self.html_path,
+                                   tensorboard=self.tensorboard, out=sys.stderr if self._print else None).start()
         self.session.fit_begin()
         epochs = (self.params or {}).get("epochs")
         if isinstance(epochs, int):
@@ -96,11 +103,18 @@ class PipelineProfiler(keras.callbacks.Callback):
             s.fit_end()
         except Exception as exc:
             s.fail("Keras callback", exc)
+        # Inside the script's `with mlflow.start_run():` still: remember the run for the final report.
+        from pipelint.profiler.output.trackers import log_report, note_active_run
+        note_active_run(s)
         if self._own:
             hooks.uninstall(s)
-            self.result = build_report(s)
+            if self.account is not None:
+                self.account.stop()
+            self.result = build_report(s, extra={"account": self.account.section(final=True)}
+                                       if self.account is not None else None)
             if self.tensorboard is not None:
                 self.tensorboard.finish(self.result)
+            log_report(s, self.result, self.json_path, self.html_path)
             from pipelint.profiler.output.display import show_in_notebook
 
             shown = self._print and show_in_notebook(self.result)  # HTML in a notebook, not stderr

@@ -26,6 +26,9 @@ import click
 @click.option("--logdir", "log_dir", type=click.Path(file_okay=False),
               help="Write per-step scalars and the report for TensorBoard: into the run of the script's"
                    " Keras TensorBoard callback when it has one, else into DIR/train.")
+@click.option("--every", default=60.0, show_default=True, type=click.FloatRange(min=0),
+              help="Every SECONDS log one line (step, ms/step, share waiting for input, bottleneck) and"
+                   " rewrite the report files, so a killed job leaves its report; 0: only at the end.")
 @click.option("--verify", is_flag=True,
               help="Measure each suggestion: run the job as-is and with each fix, fresh processes,"
                    " alternating rounds; report measured vs predicted speedup.")
@@ -40,7 +43,7 @@ import click
 @click.option("--quiet", is_flag=True, hidden=True)
 @click.argument("script", type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, xprof_dir, log_dir, verify,
+def profile_command(json_path, html_path, sample_every, warn_every, no_live_warnings, xprof_dir, log_dir, every, verify,
                     verify_steps, verify_rounds, unsafe_fixes, max_steps, apply_json, quiet, script, args):
     """Run SCRIPT with ARGS under the input-pipeline probe and report where step time goes."""
     if verify:
@@ -53,7 +56,8 @@ def profile_command(json_path, html_path, sample_every, warn_every, no_live_warn
                                  sample_every=sample_every, warn_every=warn_every,
                                  live_warnings=not no_live_warnings, xprof_dir=xprof_dir,
                                  log_dir=log_dir, max_steps=max_steps,
-                                 fixes=json.loads(apply_json) if apply_json else None, quiet=quiet)
+                                 fixes=json.loads(apply_json) if apply_json else None, quiet=quiet,
+                                 every=every)
     except ScriptNotFound:
         click.echo(f"pipelint profile: no such script: {script}", err=True)
         sys.exit(2)
@@ -115,3 +119,22 @@ def profile_merge_command(reports, json_path) -> None:
     if json_path:
         with open(json_path, "w", encoding="utf-8") as fh:
             json.dump(merged, fh, indent=1)
+
+
+@click.command("profile-diff")
+@click.argument("before", type=click.Path(dir_okay=False))
+@click.argument("after", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True,
+              help="text for a terminal, markdown for a pull request, json for tools.")
+def profile_diff_command(before, after, fmt) -> None:
+    """Compare two probe reports (JSON): step time, input wait, verdict and each stage side by side.
+
+    Exit codes: 0 compared, 2 a report cannot be read (one line on stderr). No TensorFlow."""
+    from pipelint.profiler.output.diff import MergeError, diff, load_pair, render
+
+    try:
+        b, a = load_pair(before, after)
+    except MergeError as exc:
+        click.echo(f"pipelint profile-diff: {exc}", err=True)
+        sys.exit(2)
+    click.echo(render(diff(b, a, before, after), fmt), nl=False)

@@ -49,12 +49,14 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
                    html_path: str | None = None, out: TextIO | None = None, sample_every: int = 50,
                    warn_every: int = 500, live_warnings: bool = True, quiet: bool = False,
                    xprof_dir: str | None = None, log_dir: str | None = None, max_steps: int | None = None,
-                   fixes: dict | None = None) -> Outcome:
+                   fixes: dict | None = None, every: float | None = 60.0) -> Outcome:
     """Run `script` with `args` under the probe. Never calls sys.exit; the caller decides.
 
     With `xprof_dir`, the run is also traced with `tf.profiler.experimental.start(xprof_dir)`, with
     XProf step markers, and XProf's own figures join the report. With `log_dir`, per-step scalars and
-    the report are written for TensorBoard (pipelint/profiler/output/tensorboard.py).
+    the report are written for TensorBoard (pipelint/profiler/output/tensorboard.py). Every `every`
+    seconds (None or 0: never) one line goes to `out` and the report files are rewritten
+    (run/account.py), so a job killed mid-run leaves its report up to its last interval.
     """
     if not os.path.isfile(script):
         raise ScriptNotFound(script)
@@ -80,6 +82,11 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         from pipelint.profiler.output.tensorboard import Output
         tensorboard = Output(session, log_dir)
     install(session)
+    account = None
+    if every:
+        from pipelint.profiler.run.account import Account
+        account = Account(session, every, json_path=json_path, html_path=html_path, tensorboard=tensorboard,
+                          script=script, out=None if quiet else out).start()
     xprof.start()
     try:
         if script.endswith(".ipynb"):
@@ -100,18 +107,24 @@ def profile_script(script: str, args: list[str] | tuple[str, ...] = (), *, json_
         code = 1
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
+        if account is not None:
+            account.stop()  # the final report below replaces the last interval's
         try:
             xprof.stop()
         except BaseException as exc:  # noqa: BLE001 - Ctrl-C while the trace is written
             xprof.failed("could not stop", exc)
     report = text = None
     try:
-        report = build_report(session, exit_code=code, script=script,
-                              extra={"xprof": xprof.info()} if xprof_dir else None)
+        extra = {"xprof": xprof.info()} if xprof_dir else {}
+        if account is not None:
+            extra["account"] = account.section(final=True)
+        report = build_report(session, exit_code=code, script=script, extra=extra or None)
         if xprof_dir:
             xprof.compare(report)
         if tensorboard is not None:
             tensorboard.finish(report)
+        from pipelint.profiler.output.trackers import log_report
+        log_report(session, report, json_path, html_path)  # only when the script logs to an MLflow run
         uninstall(session, force=True)
         text = emit(report, out=None if quiet else out, json_path=json_path, html_path=html_path)
     except KeyboardInterrupt:

@@ -7,6 +7,7 @@ A failure inside the probe is logged once and switches the session off, never th
 from __future__ import annotations
 
 import logging
+import math
 import os
 import statistics
 import sys
@@ -147,6 +148,8 @@ class IterRecord:
                     self.numbers.append(_marker_number(s, self.pipeline.key))
                 if len(step) >= self.next_event and s.fit.depth == 0:
                     s.loop_event(self)
+                if t1 >= s.account_due and s.fit.depth == 0:  # the running account's interval is over
+                    s.account.due()
             else:
                 self._warm_tick(t0, t1, last)
         except Exception as exc:  # pragma: no cover - defensive
@@ -270,6 +273,11 @@ class Session:
         # (path, line) -> the site as the user sees it, or None to keep it: IPython cells
         # (`display.cell_site`) are compiled under names like <ipython-input-3-...>.
         self.relocate: Any = None
+        # The running account (run/account.py), when one is armed: the training thread compares each
+        # step's end with `account_due` (perf_counter seconds; inf when there is none).
+        self.account: Any = None
+        self.account_due = math.inf
+        self.mlflow_run: str | None = None  # the job's MLflow run seen active (output/trackers.py)
 
     # -- failure handling -------------------------------------------------------------------------
     def fail(self, where: str, exc: BaseException) -> None:
@@ -483,6 +491,8 @@ class Session:
             self.maybe_warn(f.stats, f.steps, self.fit_pipeline())
         elif early_sample(f.steps, self.sample_every):
             self._read_fit_gaps(budgeted=True)  # so that an interrupted fit still has stages and gaps
+        if now >= self.account_due:  # the running account's interval is over (run/account.py)
+            self.account.due()
         if self.max_steps and f.steps >= self.max_steps:
             f.stats.track(now)
             self.finish()

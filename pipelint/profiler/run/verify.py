@@ -35,7 +35,7 @@ def run_child(script: str, args: list[str], steps: int, fixes: dict | None, work
     report = os.path.join(workdir, f"{tag}.json")
     log = os.path.join(workdir, f"{tag}.log")
     cmd = [sys.executable, "-m", "pipelint.profiler", "--report", report, "--no-live-warnings",
-           "--quiet", "--max-steps", str(steps)]
+           "--quiet", "--every", "0", "--max-steps", str(steps)]
     if fixes:
         cmd += ["--apply", json.dumps(fixes)]
     cmd += [script, *args]
@@ -72,6 +72,7 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
         steps = run_steps(cands, steps)
         variants = [{"label": "baseline", "fixes": None}] + cands
         times: dict[int, list[float | None]] = {i: [] for i in range(len(variants))}
+        reports: dict[int, list[dict]] = {i: [] for i in range(len(variants))}  # per round, for the diffs
         job_means: dict[int, list[float | None]] = {i: [] for i in range(len(variants))}
         baselines: list[dict] = []  # the baseline runs' own reports: their predictions too
         errors: dict[int, str] = {}
@@ -89,9 +90,28 @@ def verify(script: str, args: list[str], *, steps: int = 60, rounds: int = 3, un
                 if t is None:
                     errors[i] = rep.get("error") or "no steps measured"
                 times[i].append(t)
+                reports[i].append(rep)
                 job_means[i].append(rep.get("job_step_mean_ms") if t is not None else None)
                 runs.append({"round": r + 1, "variant": variants[i]["label"], "step_time_ms": t,
                              "job_step_mean_ms": job_means[i][-1],
                              "steps": rep.get("steps"), "error": rep.get("error")})
-    return first, verification(first, cands, skipped, times, job_means, baselines, errors, runs, steps=steps,
-                               rounds=rounds, unsafe_fixes=unsafe_fixes)
+    section = verification(first, cands, skipped, times, job_means, baselines, errors, runs, steps=steps,
+                           rounds=rounds, unsafe_fixes=unsafe_fixes)
+    for i, cand in enumerate(section["candidates"], start=1):
+        cand["diff"] = _diff_of_median_round(times, reports, i, cand["label"])
+    return first, section
+
+
+def _diff_of_median_round(times: dict[int, list], reports: dict[int, list], i: int, label: str) -> dict | None:
+    """The baseline against candidate `i` in `profile-diff`'s form, from the round whose candidate run
+    gave the median step (the baseline run of the same round: same load)."""
+    from pipelint.profiler.output.diff import diff
+    rounds = [r for r, (t, b) in enumerate(zip(times[i], times[0])) if t and b]
+    if not rounds:
+        return None
+    rounds.sort(key=lambda r: times[i][r])
+    r = rounds[(len(rounds) - 1) // 2]
+    try:
+        return diff(reports[0][r], reports[i][r], f"baseline (round {r + 1})", f"{label} (round {r + 1})")
+    except Exception:  # noqa: BLE001 - a comparison that cannot be made leaves the verification as it was
+        return None
