@@ -185,6 +185,13 @@ class Expressions(InterpreterState):
             elif not isinstance(child, (cst.BaseStatement, cst.BaseSmallStatement)):
                 self._eval_children(child, frame)
 
+    def _project_receiver(self, qualified: str, cls: cst.ClassDef, home: object) -> tuple[cst.ClassDef, object]:
+        """The class of another project module that an instance was made of (`loader.JpegLoader`),
+        with its module: `cls`, the class defining the method called, may be one of its bases."""
+        found = self.project.definition(qualified) if self.project is not None else None
+        made = found[0].find(found[1]) if found is not None else None
+        return (made, found[0]) if isinstance(made, cst.ClassDef) else (cls, home)
+
     def _eval_call(self, call: cst.Call, frame: Frame) -> object:
         func = call.func
         qualified = self.qualified_name(func)
@@ -273,9 +280,17 @@ class Expressions(InterpreterState):
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.value.value == "self" and frame.cls is not None):
             self._called_names.add(method)
+            receiver = frame.receiver
+            if receiver is not None and receiver[0] is not frame.cls:
+                # A base class's method calling `self.method()`: the subclass's override runs.
+                owner, home = receiver
+                override = (home.methods if home is not None else self.methods).get(owner, {}).get(method)
+                if override is not None:
+                    with self._in_module(home):
+                        return self._inline(override, call, arg_values, frame, owner, bound=True, receiver=receiver)
             helper = self.methods.get(frame.cls, {}).get(method)
             if helper is not None:
-                return self._inline(helper, call, arg_values, frame, frame.cls, bound=True)
+                return self._inline(helper, call, arg_values, frame, frame.cls, bound=True, receiver=receiver)
             return None
         if isinstance(receiver_value, DatasetValue) and method == "as_numpy_iterator":
             return receiver_value  # iterating it iterates the dataset
@@ -306,7 +321,8 @@ class Expressions(InterpreterState):
                 home, cls, helper = found
                 self._class_homes[cls] = home
                 with self._in_module(home):
-                    result = self._inline(helper, call, arg_values, frame, cls, bound=True)
+                    result = self._inline(helper, call, arg_values, frame, cls, bound=True,
+                                          receiver=self._project_receiver(receiver_value.project_class, cls, home))
                 if result is not None:
                     return result
         if isinstance(receiver_value, ObjectValue) and receiver_value.cls is not None:
@@ -318,7 +334,8 @@ class Expressions(InterpreterState):
             if helper is not None:
                 self._called_names.add(method)
                 with self._in_module(home):
-                    result = self._inline(helper, call, arg_values, frame, receiver_value.cls, bound=True)
+                    result = self._inline(helper, call, arg_values, frame, receiver_value.cls, bound=True,
+                                          receiver=(receiver_value.cls, home))
                 if result is not None:
                     return result
         if isinstance(receiver_value, TfdsBuilder) and method == "as_dataset":

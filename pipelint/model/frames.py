@@ -35,6 +35,9 @@ class Frame:
     returns: list[object] = field(default_factory=list)
     inlined: bool = False
     where: object | None = None  # the project module whose code this frame runs (None: this one)
+    #: In a method: the class of `self` as created (a subclass of `cls` that may override what
+    #: `cls` calls through `self`) and its project module (None: this one).
+    receiver: tuple[cst.ClassDef, object | None] | None = None
 
 
 class InterpreterState:

@@ -39,6 +39,13 @@ class MappedFunctions(InterpreterState):
                 instance = (bound.cls, bound.node)  # `preprocess = Preprocess(train=True)`
         elif isinstance(fn, cst.Call) and self.qualified_name(fn.func) == "functools.partial" and fn.args:
             return self._function_facts(fn.args[0].value, frame, depth, partial=True)
+        elif isinstance(fn, cst.Call) and not partial and depth < 2 and self._factory_of(fn, frame) is not None:
+            # `ds.map(parse_fn(224))`: the factory returns an inner function; judge that one's body
+            factory = self._factory_of(fn, frame)
+            made, nested = _made_function(factory)
+            inner = Frame(env=dict(frame.env), function=factory, cls=frame.cls,
+                          locals_defs={**frame.locals_defs, **nested}, where=frame.where)
+            return self._function_facts(made, inner, depth, partial)
         elif isinstance(fn, cst.Call) and isinstance(fn.func, cst.Name) and fn.func.value in self._local_class_names:
             cls = next((c for c in self.classes if c.name.value == fn.func.value), None)
             if cls is not None:
@@ -161,16 +168,28 @@ class MappedFunctions(InterpreterState):
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
                              trace_time_randomness, self._wrapped_only_waits(py_function), where, function)
 
+    def _factory_of(self, call: cst.Call, frame: Frame) -> cst.FunctionDef | None:
+        """The function of this module that `call` calls when it returns a function it defines
+        (an inner `def` or a `lambda`): a map-function factory."""
+        func = call.func
+        factory = (frame.locals_defs.get(func.value) or self.functions.get(func.value)) \
+            if isinstance(func, cst.Name) else None
+        return factory if factory is not None and _made_function(factory)[0] is not None else None
+
     def _project_facts(self, fn: cst.BaseExpression, depth: int, partial: bool = False) -> FunctionFacts | None:
         """`fn` names a function or a layer of another project module (`from aug import augment`,
         `aug.augment`): the facts of its body, run in that module's names, or of what that
         module's top level binds the name to (`augment = keras.Sequential([RandomFlip()])`)."""
-        qualified = self.qualified_name(fn) if self.project is not None else None
+        called = fn.func if isinstance(fn, cst.Call) else None  # a factory of that module: `parse_fn(224)`
+        qualified = self.qualified_name(called or fn) if self.project is not None else None
         found = self.project.definition(qualified) if qualified is not None else None
         if found is None:
             return None
         home, name = found
         node = home.find(name)
+        if called is not None:
+            made, nested = _made_function(node) if isinstance(node, cst.FunctionDef) and depth < 2 else (None, {})
+            return self._made_elsewhere(home, node, made, nested, depth) if made is not None else None
         owner, _, method = name.partition(".")
         if isinstance(node, cst.FunctionDef):
             # `Record.split`: a method of the class itself, judged as a method (`cls`, `self`)
@@ -193,6 +212,17 @@ class MappedFunctions(InterpreterState):
         if isinstance(layer, ObjectValue) and layer.kind is not None and is_stateless_name(layer.kind):
             return FunctionFacts(True, stateless=True)
         return None
+
+    def _made_elsewhere(self, home: object, factory: cst.FunctionDef, made: cst.BaseExpression,
+                        nested: dict[str, cst.FunctionDef], depth: int) -> FunctionFacts:
+        """The facts of the function that `factory`, a function of module `home`, makes."""
+        with self._in_module(home):
+            frame = Frame(env=dict(self._foreign_globals(home)), function=factory, cls=None,
+                          locals_defs={**self.functions, **nested}, where=home)
+            facts = self._function_facts(made, frame, depth)
+        if facts.where is not None:
+            return facts
+        return replace(facts, where=home, function=nested.get(made.value, factory) if isinstance(made, cst.Name) else factory)
 
     def _facts_elsewhere(self, home: object | None, function: cst.FunctionDef,
                          cls: cst.ClassDef | None, depth: int, partial: bool) -> FunctionFacts:
@@ -507,6 +537,22 @@ class _IfCollector(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         self.found.append(node)
+
+
+def _made_function(factory: cst.FunctionDef) -> tuple[cst.BaseExpression | None, dict[str, cst.FunctionDef]]:
+    """What a factory returns when every `return` of its own body gives the same inner `def` (by
+    name) or a `lambda`, with the factory's inner defs; (None, {}) otherwise."""
+    nested = {stmt.name.value: stmt for stmt in block_body(factory.body) if isinstance(stmt, cst.FunctionDef)}
+    returned: list[cst.BaseExpression] = []
+    for stmt in block_body(factory.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            returned.extend(small.value for small in stmt.body if isinstance(small, cst.Return) and small.value)
+    if len(returned) != 1:
+        return None, {}
+    made = returned[0]
+    if isinstance(made, cst.Lambda) or (isinstance(made, cst.Name) and made.value in nested):
+        return made, nested
+    return None, {}
 
 
 def returned_expression(fn: cst.BaseExpression,

@@ -315,10 +315,16 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
         seeds = self.project.seeds(f"{cls.name.value}.{func.name.value}" if cls else func.name.value) \
             if self.project is not None else {}
         inferred = None
+        # A subclass's override of a project base class's method: the base hands it datasets.
+        overriding = self.project.override_takes(cls.name.value, func.name.value) \
+            if self.project is not None and cls is not None and hasattr(self.project, "override_takes") else ()
         for param in all_params(func.params):
             value = self._parameter_value(param, owner=func.name.value)
             if param.name.value in seeds:
                 value = merge_values(value, seeds[param.name.value])
+            if value is None and param.name.value in overriding:
+                value = DatasetValue((DatasetPath(self._origin(
+                    param, "parameter", parameter_of=func.name.value, inferred=True), ()),))
             if value is None and param.name.value in self._telling_receivers:
                 if inferred is None:
                     inferred = dataset_parameters_by_use(func)
@@ -389,7 +395,8 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
 
     def _inline(self, helper: cst.FunctionDef, call: cst.Call, arg_values: list[object],
                 frame: Frame, cls: cst.ClassDef | None, bound: bool = False,
-                positional_values: list[object] | None = None) -> object:
+                positional_values: list[object] | None = None,
+                receiver: tuple[cst.ClassDef, object | None] | None = None) -> object:
         """Run `helper` for this call. `positional_values`, when given, are its arguments
         instead of the call's (`ds.apply(prepare)` calls `prepare(ds)`)."""
         if helper in self._inline_stack or len(self._inline_stack) >= MAX_INLINE_DEPTH:
@@ -421,7 +428,8 @@ class Interpreter(Expressions, Datasets, KerasFacts, MappedFunctions):
         locals_defs = dict(frame.locals_defs) if frame.where is self._where else dict(self.functions)
         inner = Frame(env=env, function=helper, cls=cls, locals_defs=locals_defs,
                        loops=frame.loops, arms=frame.arms, branch_depth=frame.branch_depth,
-                       inlined=True, where=self._where)
+                       inlined=True, where=self._where,
+                       receiver=receiver if receiver is not None else (cls, self._where) if bound and cls else None)
         self._collect_nested(helper, inner)
         self._inline_stack.append(helper)
         self._inline_calls.append(call)

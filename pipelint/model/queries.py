@@ -133,6 +133,9 @@ class PipelineModel(KerasQueries):
         #: This module's view of the project index (`pipelint.project.ModuleView`), or None.
         self.project = project
         self.imports = ImportTable(getattr(project, "package", None))
+        loaded = getattr(project, "loaded_modules", None)
+        for local, module in (loaded() if loaded is not None else {}).items():
+            self.imports.names.setdefault(local, module)  # `loading = importlib.util.module_from_spec(spec)`
         self.op_sites: dict[cst.Call, OpSite] = {}
         self.consumers: list[Consumer] = []
         self.origins: list[Origin] = []
@@ -244,8 +247,13 @@ class PipelineModel(KerasQueries):
         consumers = self.consumers_of(op)
         if consumers:
             # Returned only by functions of a module the project imports, which no project module
-            # imports or calls (nor this one): they never run.
+            # imports or calls (nor this one): they never run. (An override of a project base
+            # class's method runs when the base calls it through `self`.)
+            overrides = getattr(self.project, "overrides", None)
+            overriding = {name for cls, defined in self.methods.items() for name in defined
+                          if overrides is not None and overrides(cls.name.value, name)}
             return all(c.kind == "return" and c.function is not None and "." not in c.function
+                       and c.function not in overriding
                        and read_by_importers(self.project, c.function) is False for c in consumers)
         following = [site.op for site in self.op_sites.values()
                      if any(op in prefix.ops for prefix in site.prefixes)]

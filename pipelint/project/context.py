@@ -140,6 +140,28 @@ class ModuleView:
         imports it)?"""
         return bool(self.context.index.imported_modules(self.name))
 
+    def loaded_modules(self) -> dict[str, str]:
+        """Names this module binds to project modules through `importlib` (no import statement
+        says so): local name -> module."""
+        summary = self.context.index.modules[self.name]
+        return {local: summary.imports[local] for local in summary.loaded if local in summary.imports}
+
+    def overrides(self, cls: str, method: str) -> bool:
+        """Does `cls.method` override a method of a project base class (which may call it through
+        `self`: a template method)?"""
+        index = self.context.index
+        summary = index.modules[self.name]
+        return bool(summary.bases.get(cls)) and index.inherited_method(summary, cls, method) is not None
+
+    def override_takes(self, cls: str, method: str) -> tuple[str, ...]:
+        """The parameters that may take datasets (by their use) of `cls.method` when it overrides
+        a method of a project base class: a base's `get()` calls `self._map_x(ds)` and the
+        subclass's `_map_x(self, data)` maps `data`."""
+        if not self.overrides(cls, method):
+            return ()
+        function = self.context.index.modules[self.name].functions.get(f"{cls}.{method}")
+        return function.takes if function is not None else ()
+
     def runs(self, qualified: str) -> bool:
         """Is the body of this module's function `qualified` (`f`, `Class.method`) run on its own?"""
         return self.functions is None or qualified in self.functions
@@ -186,7 +208,9 @@ class ModuleView:
         if found is None or not isinstance(found[1], cst.FunctionDef):
             return None
         foreign, method = found
-        owner = qualified.rsplit(".", 2)[-2]
+        # The class defining it, which may be a base of the one named (`JpegLoader.get` -> `BaseLoader`).
+        resolved = self.context.index.resolve(qualified, self.package)
+        owner = resolved[1].split(".", 1)[0] if resolved is not None else qualified.rsplit(".", 2)[-2]
         cls = next((c for c in foreign.classes if c.name.value == owner), None)
         return (foreign, cls, method) if cls is not None else None
 

@@ -59,6 +59,10 @@ _CONSTRUCTORS = frozenset({"from_tensor_slices", "from_tensors", "from_generator
                            "text_dataset_from_directory", "audio_dataset_from_directory",
                            "timeseries_dataset_from_array", "sample_from_datasets",
                            "choose_from_datasets"})
+#: Dataset sources known by their full name (`tfds.load(..., batch_size=bs)` in a loader module).
+_QUALIFIED_SOURCES = frozenset({"tensorflow_datasets.load", "tensorflow.data.Dataset.range",
+                                "tensorflow.data.Dataset.zip", "tensorflow.data.Dataset.load",
+                                "tensorflow.data.experimental.load"})
 _PASSING_METHODS = frozenset({"map", "filter", "take", "skip", "apply", "concatenate", "zip",
                               "enumerate", "flat_map", "unique", "window"})
 _CONSUMING_METHODS = frozenset({"fit", "evaluate", "predict"})
@@ -128,6 +132,13 @@ class ModuleSummary:
     digest: str = ""
     #: What its API says about the TensorFlow/Keras it is written for (`pipelint.target.api_evidence`).
     api: str = ""
+    #: Each class's bases as written (`BaseLoader`, `base.BaseLoader`): its inherited methods.
+    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Directories it puts on `sys.path` (or loads a module from with `importlib`): where its
+    #: imports are found besides the project's roots.
+    path_roots: tuple[str, ...] = ()
+    #: Names bound to modules loaded by `importlib` (`loading = module_from_spec(spec)`).
+    loaded: tuple[str, ...] = ()
 
     def relevant(self, attribute: str, carries: bool) -> bool:
         """Is a call of `attribute` (`f`, `Class`, `Class.method`) worth following: does it
@@ -156,6 +167,9 @@ class ModuleSummary:
                       [(target, key, tuple(needs)) for target, key, needs in data["handing"]],
                       data["text_digest"])
         summary.api = data.get("api", "")
+        summary.bases = {name: tuple(bases) for name, bases in data.get("bases", {}).items()}
+        summary.path_roots = tuple(data.get("path_roots", ()))
+        summary.loaded = tuple(data.get("loaded", ()))
         return summary
 
 
@@ -165,6 +179,42 @@ class SummaryStore(Protocol):
     def get(self, path: str, key: str) -> dict | None: ...
 
     def put(self, path: str, key: str, summary: dict) -> None: ...
+
+
+def _static_path(expr: ast.expr, file: str, depth: int = 0) -> str | None:
+    """The directory or file an expression names, when it is built from `__file__` and literals
+    (`os.path.join(os.path.dirname(__file__), "..", "lib")`, `Path(__file__).parent / "lib"`); a
+    relative literal is taken from the script's directory."""
+    if depth > 12:
+        return None
+    if isinstance(expr, ast.Name) and expr.id == "__file__":
+        return file
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return os.path.normpath(os.path.join(os.path.dirname(file), expr.value))
+    if isinstance(expr, ast.Attribute) and expr.attr == "parent":
+        inner = _static_path(expr.value, file, depth + 1)
+        return os.path.dirname(inner) if inner is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        left, right = _static_path(expr.left, file, depth + 1), expr.right
+        if left is not None and isinstance(right, ast.Constant) and isinstance(right.value, str):
+            return os.path.normpath(os.path.join(left, right.value))
+        return None
+    if not isinstance(expr, ast.Call):
+        return None
+    called = _dotted(expr.func) or ""
+    last = called.rsplit(".", 1)[-1] if called else (expr.func.attr if isinstance(expr.func, ast.Attribute) else "")
+    if last == "join" and expr.args:
+        parts = [_static_path(expr.args[0], file, depth + 1)]
+        parts += [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in expr.args[1:]]
+        return os.path.normpath(os.path.join(*parts)) if None not in parts else None
+    if last == "dirname" and expr.args:
+        inner = _static_path(expr.args[0], file, depth + 1)
+        return os.path.dirname(inner) if inner is not None else None
+    if last in ("abspath", "realpath", "normpath", "Path", "str") and expr.args:
+        return _static_path(expr.args[0], file, depth + 1)
+    if last in ("resolve", "absolute") and isinstance(expr.func, ast.Attribute):
+        return _static_path(expr.func.value, file, depth + 1)
+    return None
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -269,6 +319,42 @@ class _Reader:
                         names[alias.asname or alias.name] = f"{base}.{alias.name}"
                     else:  # the module's names, unknown here: kept under a key no name can be
                         names[f"*{base}"] = base
+        self._path_imports()
+
+    def _path_imports(self) -> None:
+        """`sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))` then
+        `from data import make_ds`; `importlib.util.spec_from_file_location("loading", path)` then
+        `module_from_spec`; `importlib.import_module("data")`: the directories and names they add."""
+        here = self.summary.path
+        roots: list[str] = []
+        specs: dict[str, str] = {}  # name bound to a spec -> the module's stem
+        loaded: list[str] = []
+        for node in _top_level(self.tree.body):
+            if not isinstance(node, (ast.Expr, ast.Assign)) or not isinstance(node.value, ast.Call):
+                continue
+            call = node.value
+            called = _dotted(call.func) or ""
+            target = node.targets[0].id if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name) else None
+            if called in ("sys.path.insert", "sys.path.append") and call.args:
+                directory = _static_path(call.args[-1], here)
+                if directory is not None:
+                    roots.append(directory)
+            elif called.endswith("spec_from_file_location") and len(call.args) >= 2 and target:
+                location = _static_path(call.args[1], here)
+                if location is not None and location.endswith(".py"):
+                    roots.append(os.path.dirname(location))
+                    specs[target] = os.path.basename(location)[:-3]
+            elif called.endswith("module_from_spec") and call.args and target \
+                    and isinstance(call.args[0], ast.Name) and call.args[0].id in specs:
+                self.summary.imports[target] = specs[call.args[0].id]
+                loaded.append(target)
+            elif called.endswith("import_module") and call.args and target \
+                    and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+                self.summary.imports[target] = call.args[0].value
+                loaded.append(target)
+        self.summary.path_roots = tuple(dict.fromkeys(roots))
+        self.summary.loaded = tuple(loaded)
 
     def _absolute(self, level: int, module: str | None) -> str | None:
         if level == 0:
@@ -319,6 +405,9 @@ class _Reader:
                 continue
             if isinstance(node, ast.ClassDef) and prefix == "":
                 classes.append(node.name)
+                written = tuple(name for name in map(_dotted, node.bases) if name)
+                if written:
+                    self.summary.bases[node.name] = written
                 stack.extend((child, node.name + ".") for child in node.body)
                 stack.extend((child, "") for child in (*node.bases, *node.decorator_list))
                 continue
@@ -505,6 +594,8 @@ class _Datasetish:
         elif isinstance(func, ast.Name) and func.id in _CONSTRUCTORS:
             return True
         qualified = self.reader.qualified(func) or self.reader.own(func)
+        if qualified in _QUALIFIED_SOURCES:
+            return True
         return frozenset((qualified,)) if qualified is not None else frozenset()
 
 
@@ -523,6 +614,10 @@ class ProjectIndex:
         self.consumers: dict[str, set[str]] = {}
         #: Parameters (module, function, parameter) that some call hands a dataset.
         self._handed: set[tuple[str, str, str]] = set()
+        #: A module's file -> the directories it adds to `sys.path` (`ModuleSummary.path_roots`).
+        self._path_roots: dict[str, tuple[str, ...]] = {}
+        #: Package -> (name its modules import through those directories -> the module).
+        self._path_aliases: dict[str, dict[str, str]] = {}
         #: `resolve`'s answers, once every module and alias is known (None while building).
         self._resolved: dict[tuple[str, str], tuple[str, str] | None] | None = None
         #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
@@ -583,6 +678,7 @@ class ProjectIndex:
                 found = index._find_module(full, absolute, roots)
                 if found is not None:
                     index._alias(found[2], found[0])
+                    index._bind_path_import(summary, found)
                 if found is not None and found[0] not in index.modules:
                     extra += 1
                     pending.append((found[0], found[1], False, None))
@@ -594,6 +690,7 @@ class ProjectIndex:
                     found = index._find_module(full, summary.path, roots)
                     if found is not None and found[1] in index.by_path:
                         index._alias(found[2], index.by_path[found[1]])
+                        index._bind_path_import(summary, (index.by_path[found[1]], *found[1:]))
         index._read_wholly_where_handed_datasets()
         index._resolved = {}  # modules and their names are all known: answers may be kept
         index._resolve()
@@ -692,6 +789,18 @@ class ProjectIndex:
             return True
         needs = module.exports.get(name)
         return needs is not None and self._holds(needs, module.package)
+
+    def _bind_path_import(self, summary: ModuleSummary, found: tuple[str, str, str]) -> None:
+        """A module found through a directory the importer put on `sys.path`: the importer's own
+        names for it lead to it (a bare name is no alias for every script: `_alias`)."""
+        if not summary.path_roots or os.path.dirname(found[1]) not in summary.path_roots \
+                and os.path.dirname(os.path.dirname(found[1])) not in summary.path_roots:
+            return
+        module, _, imported_as = found
+        self._path_aliases.setdefault(summary.package, {})[imported_as] = module
+        for local, full in list(summary.imports.items()):
+            if full == imported_as or full.startswith(imported_as + "."):
+                summary.imports[local] = module + full[len(imported_as):]
 
     def _alias(self, name: str, module: str) -> None:
         """One file under two names (`mnist` beside its script, `datasets.mnist` from the
@@ -801,7 +910,8 @@ class ProjectIndex:
         """The project module that `full` (a module, or a name in one) lies in: its name, its
         file, and the name `full` imports it by."""
         parts = full.split(".")
-        for root in self._import_roots(os.path.dirname(importer), roots):
+        added = self._path_roots.get(importer, ())
+        for root in (*added, *self._import_roots(os.path.dirname(importer), roots)):
             for size in range(len(parts), 0, -1):
                 base = os.path.join(root, *parts[:size])
                 for candidate in (base + ".py", os.path.join(base, "__init__.py")):
@@ -824,6 +934,8 @@ class ProjectIndex:
             store.put(absolute, key, summary.to_json())
         self.modules[name] = summary
         self.by_path[absolute] = name
+        if summary.path_roots:
+            self._path_roots[absolute] = summary.path_roots
         return summary
 
     # ---- questions
@@ -845,6 +957,11 @@ class ProjectIndex:
             if found is not None:
                 return found
         parts = qualified.split(".")
+        through_path = self._path_aliases.get(package, {})
+        for size in range(len(parts) - 1, 0, -1):
+            module = through_path.get(".".join(parts[:size]))
+            if module is not None and module in self.modules:
+                return self._through_reexport(module, ".".join(parts[size:]), depth)
         for size in range(len(parts) - 1, 0, -1):
             module = ".".join(parts[:size])
             module = self.aliases.get(module, module)
@@ -857,12 +974,29 @@ class ProjectIndex:
         `__init__.py`) is the module's it comes from, as Python finds it."""
         summary = self.modules[module]
         head, dot, rest = name.partition(".")
+        if head in summary.classes and rest and name not in summary.functions and depth < _MAX_REEXPORTS:
+            inherited = self.inherited_method(summary, head, rest, depth)
+            if inherited is not None:
+                return inherited
         full = summary.imports.get(head)
         if full is None or depth >= _MAX_REEXPORTS or head in summary.functions or head in summary.exports \
                 or head in summary.classes:
             return module, name
         found = self._resolve_name(full + dot + rest, summary.package, depth + 1)
         return found if found is not None and found[0] != module else (module, name)
+
+    def inherited_method(self, summary: ModuleSummary, cls: str, method: str,
+                         depth: int = 0) -> tuple[str, str] | None:
+        """`Class.method` that `Class` inherits from a base of the project (`class JpegLoader(BaseLoader)`,
+        `get` defined on `BaseLoader` in base.py): that base's module and `Base.method`."""
+        for base in summary.bases.get(cls, ()):
+            head, dot, rest = base.partition(".")
+            full = summary.imports.get(head)
+            qualified = (full + dot + rest) if full is not None else f"{summary.name}.{base}"
+            found = self._resolve_name(f"{qualified}.{method}", summary.package, depth + 1)
+            if found is not None and found[1] in self.modules[found[0]].functions:
+                return found
+        return None
 
     def is_class(self, qualified: str, package: str = "") -> bool:
         resolved = self.resolve(qualified, package)

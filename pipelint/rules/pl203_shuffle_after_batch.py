@@ -193,6 +193,10 @@ buffer then counts examples instead of batches, and batch composition changes ev
                             "together every epoch; `unbatch()` before shuffling to mix examples")
                 elif helper_shuffles:
                     hint = "the helper already shuffles examples every epoch: remove this shuffle"
+                elif name and name.startswith("tensorflow_datasets."):
+                    # tfds shuffles only its files (`shuffle_files`): examples mix when shuffled unbatched.
+                    hint = ("load it without `batch_size`, then `shuffle(...)` before `batch(...)`; "
+                            "`shuffle_files=True` mixes only the files")
                 else:
                     hint = "pass `shuffle=True` to the helper instead"
                 message = (
