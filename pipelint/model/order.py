@@ -73,6 +73,7 @@ class _Listing:
     #: Built class by class (a loop over the classes, one class's list added to another's), not
     #: just folder by folder: record files of a folder may already be mixed shards.
     per_class: bool = False
+    where: object | None = None  # the project module whose code builds it, as `SourceOrder.where`
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class _Literal:
 
 
 _EMPTY = object()  # `paths = []`, before the loop that fills it
+_MIXED = object()  # a list shuffled, handed on or changed in a way not known to keep its order
 
 
 def source_order(path: DatasetPath, model) -> SourceOrder | None:
@@ -109,7 +111,7 @@ def source_order(path: DatasetPath, model) -> SourceOrder | None:
             origin.kind in _RECORD_READERS and not listing.per_class):
         return None
     how = listing.how if origin.kind == _SLICES else f"records read file after file, and {listing.how}"
-    return SourceOrder(how, listing.node, origin.where, listing.classes, listing.size)
+    return SourceOrder(how, listing.node, listing.where, listing.classes, listing.size)
 
 
 def constant_int(expr: cst.BaseExpression | None, model, depth: int = 0) -> int | None:
@@ -227,23 +229,22 @@ class _Scope:
     def _small(self, small: cst.CSTNode, state: dict[str, object], depth: int) -> None:
         if isinstance(small, cst.Assign):
             if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-                state[small.targets[0].target.value] = self._value(small.value, state, depth)
+                _rebind(state, small.targets[0].target.value, self._value(small.value, state, depth))
                 return
             values = self._unpacked(small.value, state, depth)
             for target in small.targets:
-                names = _target_names(target.target)
                 if isinstance(target.target, (cst.Tuple, cst.List)) and values is not None \
                         and len(values) == len(target.target.elements):
                     for element, value in zip(target.target.elements, values):
-                        if isinstance(element.value, cst.Name):
-                            state[element.value.value] = value
+                        for name in _target_names(element.value):
+                            _rebind(state, name, value if isinstance(element.value, cst.Name) else None)
                 else:
-                    for name in names:
-                        state[name] = None
+                    for name in _target_names(target.target):
+                        _rebind(state, name, None)
         elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
-            state[small.target.value] = self._value(small.value, state, depth)
+            _rebind(state, small.target.value, self._value(small.value, state, depth))
         elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
-            state[small.target.value] = None  # `paths += more` outside a class loop: unknown
+            _rebind(state, small.target.value, None)  # `paths += more` outside a class loop
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             self._call_statement(small.value, state)
 
@@ -254,13 +255,13 @@ class _Scope:
             # Sorting by path or reversing keeps each folder's files together; anything else
             # (`append` outside a class loop, `sort(key=...)`) leaves the order unknown.
             if not (func.attr.value in ("sort", "reverse") and not call.args):
-                state[func.value.value] = None
+                state[func.value.value] = _MIXED
         qualified = self.name_of(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if qualified in _READ_ONLY:
             return
         for arg in call.args:  # handed on: maybe shuffled in place (`random.shuffle(paths)`)
             if isinstance(arg.value, cst.Name) and arg.value.value in state:
-                state[arg.value.value] = None
+                state[arg.value.value] = _MIXED
 
     def _loop(self, loop: cst.For, state: dict[str, object]) -> None:
         """A loop that fills lists: grouped by class when it lists one folder per class (or walks
@@ -274,7 +275,7 @@ class _Scope:
             else:
                 state[name] = None
         for name in other:
-            state[name] = None
+            state[name] = _MIXED
 
     def _class_loop(self, loop: cst.For, state: dict[str, object]) -> _Listing | None:
         """The grouping a loop gives the files it appends: folder by folder when it (or a loop in
@@ -282,13 +283,14 @@ class _Scope:
         for inner in [loop, *_loops_in(loop.body)]:
             iterable = inner.iter
             if isinstance(iterable, cst.Call) and self.name_of(iterable.func) in _WALKS:
-                return _Listing(True, f"`{self.text(iterable)}` collects the files folder by folder", inner)
+                return _Listing(True, f"`{self.text(iterable)}` collects the files folder by folder", inner,
+                                where=self.where)
             variables = _target_names(inner.target)
             if variables and any(self._lists_folder_of(call, variables) for call in _calls_in(inner.body)):
                 classes = self._length(inner.iter, state)
                 header = f"for {self.module.code_for_node(inner.target)} in {self.text(inner.iter, 40)}"
                 return _Listing(True, f"`{header}:` appends one class folder's files after another's",
-                                inner, classes=classes, per_class=True)
+                                inner, classes=classes, per_class=True, where=self.where)
         return None
 
     def _lists_folder_of(self, call: cst.Call, variables: set[str]) -> bool:
@@ -327,7 +329,7 @@ class _Scope:
     def _forget_mutated(self, node: cst.CSTNode, state: dict[str, object]) -> None:
         appended, other = _mutations(node, set(state))
         for name in appended | other:
-            state[name] = None
+            state[name] = _MIXED
 
     # -- expressions ---------------------------------------------------------------------------------
 
@@ -341,14 +343,11 @@ class _Scope:
                                                    for e in expr.elements):
                 # A structure (`(paths, labels)`): its file list is the grouped component, if
                 # none of the others is known to be shuffled.
-                parts = [self._value(e.value, state, depth) for e in expr.elements]
-                grouped = [p for p in parts if isinstance(p, _Listing) and p.grouped]
-                return grouped[0] if grouped else None
+                return _component(self._value(e.value, state, depth) for e in expr.elements)
             return _Literal(len(expr.elements))
         if isinstance(expr, cst.Dict):
-            parts = [self._value(e.value, state, depth) for e in expr.elements if isinstance(e, cst.DictElement)]
-            grouped = [p for p in parts if isinstance(p, _Listing) and p.grouped]
-            return grouped[0] if grouped else None
+            return _component(self._value(e.value, state, depth) for e in expr.elements
+                              if isinstance(e, cst.DictElement))
         if isinstance(expr, (cst.ListComp, cst.GeneratorExp)) and not expr.for_in.inner_for_in:
             # `[str(p) for p in paths]`, `[p for p in paths if p.endswith('.jpg')]`: same order
             return self._value(expr.for_in.iter, state, depth)
@@ -365,7 +364,7 @@ class _Scope:
                 # One folder's files after another's (`cats + dogs`): grouped by class.
                 classes = 2 if not (left.grouped or right.grouped) else None
                 return _Listing(True, f"`{self.text(expr)}` puts one folder's files after another's", expr,
-                                classes=classes, per_class=True)
+                                classes=classes, per_class=True, where=self.where)
             return None
         if isinstance(expr, cst.Call):
             return self._call_value(expr, state, depth)
@@ -381,7 +380,7 @@ class _Scope:
                 return None
             recursive = isinstance(func, cst.Attribute) and func.attr.value == "rglob"
             grouped = recursive or _folder_wildcard(first)
-            return _Listing(grouped, f"`{self.text(call)}` lists the files folder by folder", call)
+            return _Listing(grouped, f"`{self.text(call)}` lists the files folder by folder", call, where=self.where)
         if qualified in _KEEP_ORDER and first is not None and len(call.args) == 1:
             inner = self._value(first, state, depth)
             if isinstance(inner, _Listing) and inner.node is first:
@@ -431,6 +430,24 @@ class _Scope:
                 return [scope._value(e.value, state, depth + 1) for e in returned.elements]
             return None
         return scope._value(returned, state, depth + 1)
+
+
+def _rebind(state: dict[str, object], name: str, value: object) -> None:
+    """Bind `name`; a list rebound to something unknown (`paths = np.random.permutation(paths)`)
+    is a list mixed, which silences its structure too (`(paths, labels)`)."""
+    before = state.get(name)
+    if value is None and (isinstance(before, _Listing) or before is _EMPTY or before is _MIXED):
+        value = _MIXED
+    state[name] = value
+
+
+def _component(parts) -> _Listing | None:
+    """The grouped file list of a structure (`(paths, labels)`), unless another of its components
+    was shuffled (`random.shuffle(paths)` after the loop that filled both lists)."""
+    parts = list(parts)
+    if any(part is _MIXED for part in parts):
+        return None
+    return next((p for p in parts if isinstance(p, _Listing) and p.grouped), None)
 
 
 def _blocks(stmt: cst.CSTNode) -> list:
