@@ -93,7 +93,7 @@ def source_order(path: DatasetPath, model) -> SourceOrder | None:
     node = origin.node
     if not isinstance(node, cst.Call) or origin.kind not in (_SLICES, _LIST_FILES, *_RECORD_READERS):
         return None
-    scope = _Scope.of(node, model, origin.where)
+    scope = _Scope.of(model, origin.where)
     if scope is None:
         return None
     if origin.kind == _LIST_FILES:
@@ -170,7 +170,7 @@ class _Scope:
             module, imports, functions, where, project
 
     @classmethod
-    def of(cls, node: cst.CSTNode, model, where: object | None) -> "_Scope | None":
+    def of(cls, model, where: object | None) -> _Scope | None:
         if where is None:
             return cls(model.module, model.imports, model.functions, None, model.project)
         module = getattr(where, "module", None)
@@ -251,11 +251,11 @@ class _Scope:
     def _call_statement(self, call: cst.Call, state: dict[str, object]) -> None:
         """`random.shuffle(paths)`, `paths.sort()`, `helper(paths)`: what they may do to a list."""
         func = call.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in state:
-            # Sorting by path or reversing keeps each folder's files together; anything else
-            # (`append` outside a class loop, `sort(key=...)`) leaves the order unknown.
-            if not (func.attr.value in ("sort", "reverse") and not call.args):
-                state[func.value.value] = _MIXED
+        # Sorting by path or reversing keeps each folder's files together; any other method
+        # (`append` outside a class loop, `sort(key=...)`) leaves the order unknown.
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in state \
+                and not (func.attr.value in ("sort", "reverse") and not call.args):
+            state[func.value.value] = _MIXED
         qualified = self.name_of(func) if isinstance(func, (cst.Name, cst.Attribute)) else None
         if qualified in _READ_ONLY:
             return
