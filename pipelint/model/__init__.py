@@ -2,7 +2,7 @@
 
 Rooms: `values` (what the model computes: `Op`, `Origin`, `DatasetPath`, `Consumer`,
 `CompileSite`...), `catalogue` (what tf.data/TFDS/Keras names mean), `imports` (the import table),
-`syntax` (small node questions), the interpreter (`frames`, `interpreter`, `expressions`,
+`syntax` (small node questions), `order` (is a file list read class by class), the interpreter (`frames`, `interpreter`, `expressions`,
 `datasets`, `keras`, `functions`) and `queries` (`PipelineModel`, what rules read).
 Rules import from here: `from pipelint.model import PipelineModel, Op, DatasetPath`.
 """
@@ -14,6 +14,7 @@ from pipelint.model.catalogue import (
     is_model_bound_optimizer, is_pydataset_base, is_random_name, turned_off_by,
 )
 from pipelint.model.imports import ImportTable
+from pipelint.model.order import SourceOrder, constant_int
 from pipelint.model.queries import PipelineModel
 from pipelint.model.service import SHARD_HINT, ServiceHandOff
 from pipelint.model.syntax import dotted, find_arg, is_false, is_none, literal_int
@@ -29,7 +30,7 @@ __all__ = [
     "FILE_SOURCES", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS", "PASS_THROUGH_METHODS", "PY_FUNCTION_NAMES",
     "LOOKS", "NOT_TRAINING", "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer",
     "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite",
-    "Origin", "PipelineModel", "SHARD_HINT", "ServiceHandOff", "batch_states", "canonical", "dotted", "find_arg", "is_false",
+    "Origin", "PipelineModel", "SHARD_HINT", "ServiceHandOff", "SourceOrder", "constant_int", "batch_states", "canonical", "dotted", "find_arg", "is_false",
     "is_model_bound_optimizer", "is_none", "is_pydataset_base", "is_random_name", "literal_int",
     "turned_off_by",
 ]

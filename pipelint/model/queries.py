@@ -14,20 +14,23 @@ what keeps pandas `.map`, Spark `.cache()` and a user's own `Batcher.batch()` si
 from __future__ import annotations
 
 import io
+import os
 import re
 import tokenize
 from typing import Callable, Iterable, Iterator
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, canonical
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
+from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params
 from pipelint.target import Target
-from pipelint.model.values import CallSite, CompileSite, Consumer, Op, OpSite, Origin
+from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, Op, OpSite, Origin
 
 
 # Option settings that switch off one of tf.data's default graph rewrites. They act through
@@ -165,6 +168,8 @@ class PipelineModel(KerasQueries):
         self._source = source
         self._bound_once: dict[str, cst.BaseExpression] | None = None
         self._switches_off: dict[str, bool] = {}  # rewrite -> does this module's text switch it off
+        self._source_orders: dict[Origin, SourceOrder | None] = {}
+        self._lines: dict[cst.CSTNode, int] | None = None
 
     @classmethod
     def build(cls, module: cst.Module, source: str | None = None,
@@ -379,6 +384,27 @@ class PipelineModel(KerasQueries):
         (a dataset handed elsewhere may be trained on)."""
         consumers = self.consumers_of(op)
         return bool(consumers) and all(c.kind in kinds for c in consumers)
+
+    def source_order(self, path: DatasetPath) -> SourceOrder | None:
+        """Is the source of `path` a file list read class by class (`pipelint.model.order`)?
+        Read on first ask, once per origin: only the shuffles a rule judges ask."""
+        origin = path.origin
+        if origin not in self._source_orders:
+            self._source_orders[origin] = source_order(path, self)
+        return self._source_orders[origin]
+
+    def place_of(self, node: cst.CSTNode, where: object | None = None) -> str:
+        """Where `node` is, for a message: "line 12" here, "data.py:12" in another project module
+        (`where`, as `Op.where`). Positions are computed on first need, for findings only."""
+        if where is not None:
+            here = getattr(self.project, "path", None)
+            name = os.path.relpath(where.path, os.path.dirname(os.path.abspath(here))) if here else \
+                os.path.basename(where.path)
+            return f"{name}:{where.line_of(node)}"
+        if self._lines is None:
+            positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._lines = {n: span.start.line for n, span in positions.items()}
+        return f"line {self._lines.get(node)}"
 
     def node_code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)

@@ -4,7 +4,9 @@ from typing import ClassVar
 
 import libcst as cst
 
-from pipelint.model import BATCH_METHODS, FILE_NAME_SOURCES, NOT_TRAINING, DatasetPath, Op, find_arg, literal_int
+from pipelint.model import (
+    BATCH_METHODS, FILE_NAME_SOURCES, NOT_TRAINING, DatasetPath, Op, OpSite, constant_int, find_arg, literal_int,
+)
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
 # Ops that never produce more distinct elements than they receive (`repeat` replays the same ones:
@@ -84,6 +86,52 @@ def _size_bound(path: DatasetPath, model) -> int | None:
     return bound
 
 
+# Ops that keep the order of the elements they pass on: a class-ordered source stays in class order
+# through them (`interleave`, an earlier `shuffle`, `zip` and the like do not, or may not).
+_ORDER_KEEPING = frozenset({"map", "filter", "cache", "prefetch", "repeat", "take", "skip", "shard",
+                            "with_options", "ignore_errors", "enumerate", "assert_cardinality", "take_while"})
+
+
+def _class_order_finding(model, site: OpSite, threshold: int) -> str | None:
+    """The message for a shuffle whose buffer is much smaller than a file list read class by
+    class (`pipelint.model.order`), else None. Much smaller: at most half the list where its size
+    is known, below `threshold` elements where it is not (the list is read from disk)."""
+    shuffle = site.op
+    arg = shuffle.arg("buffer_size", 0)
+    size = constant_int(arg.value, model) if arg is not None else None
+    if size is None or size < 2 or _opens_sources_next(model, shuffle):
+        return None
+    for path in site.prefixes:
+        if path.ends_batched() or any(op.name not in _ORDER_KEEPING for op in path.all_ops()):
+            continue  # batches (PL203), or already mixed: `list_files`' own shuffle, interleave
+        order = model.source_order(path)
+        if order is None:
+            continue
+        # (Not `_size_bound`: the literal a list filled by appends was first bound to is `[]`.)
+        taken = [literal_int(op.arg("count", 0).value) for op in path.ops
+                 if op.name == "take" and op.arg("count", 0) is not None]
+        known = min([n for n in [order.size, *taken] if n is not None and n >= 0], default=None)
+        if known is not None and size * 2 > known or known is None and size >= threshold:
+            continue
+        classes = order.classes
+        share = known // classes if known is not None and classes else None
+        if known is not None:
+            source = f"the list holds at most {known} files" + (
+                f" in {classes} classes ({share} per class)" if share is not None else "")
+        else:
+            source = "size of the source unknown: the list is built from the file system" + (
+                f" ({classes} classes)" if classes else "")
+        if share is not None and size < share:
+            effect = f"a buffer smaller than one class's share ({share}) mixes at most two classes per batch"
+        else:
+            effect = "unless the buffer holds more than one class's files, each batch holds one or two classes"
+        return (f"shuffle buffer of {size} elements over a file list in class order mixes only neighbours: "
+                f"{order.how} ({model.place_of(order.node, order.where)}); {source}; {effect}. Shuffle the "
+                "whole list of names first (a buffer of `len(paths)` before loading, or `random.shuffle`) "
+                "or use a buffer as large as the dataset")
+    return None
+
+
 def _file_names(path: DatasetPath) -> bool:
     """Are the elements still the file names of `list_files` (not yet opened)? A small buffer
     over sources to open is normal."""
@@ -124,6 +172,9 @@ class TinyShuffleBuffer(Rule):
     fixable = None
     options: ClassVar[dict[str, Option]] = {
         "min-buffer-size": Option(int, 100, "Literal shuffle buffers below this many elements are reported."),
+        "class-order-buffer-size": Option(
+            int, 10_000, "Over a file list read class by class whose size is unknown, buffers below this many "
+                         "elements are reported."),
     }
     docs = """\
 ## What it does
@@ -133,6 +184,22 @@ written as variables or expressions are not judged. It stays silent when the sou
 be no larger than the buffer (`Dataset.range(10).shuffle(10)`), when the shuffle works on batches
 (that is `shuffle-after-batch`), and when its elements are file names or other sources that an
 `interleave`/`flat_map` opens next.
+
+It also flags a buffer much smaller than a file list read **class by class**: built from class
+folders (`sorted(glob('data/*/*.jpg'))`, or unsorted: glob lists a wildcard folder level folder by
+folder), by a loop over the classes that appends each folder's files, by an `os.walk`
+collection, by one class's list added to another's, or listed by `list_files(..., shuffle=False)`;
+or records read file after file from files gathered class by class (`TFRecordDataset(files)`).
+The message names the construction and its line, the buffer, and the size of the source where a
+literal shows it (`[:3000]`, `take(3000)`, the number of classes from a literal list), else says
+that the list is built from the file system. Much smaller means at most half the list when its
+size is known, and below `class-order-buffer-size` (default 10,000) when it is not. Buffers
+written as names bound once to integers, or products of them (`BATCH_SIZE * 20`), are judged
+here; `len(paths)`, `cardinality()` and other expressions are not. It stays silent when the list
+is shuffled first (`random.shuffle(paths)`, `sklearn.utils.shuffle`, `np.random.permutation`,
+`train_test_split`, anything else the list is handed to or rebound from, a `pandas` frame), when
+`list_files` shuffles (its default), when an `interleave`/earlier `shuffle` mixes the files
+before the buffer, and when the files are not in class folders (`sorted(glob('frames/*.png'))`).
 
 A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
 look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
@@ -147,14 +214,38 @@ A buffer smaller than the batch size means every batch is made of neighbours in 
 A perfect shuffle needs a buffer at least the size of the dataset; when that does not fit,
 shuffle file names too and `interleave` several files.
 
+Over a list sorted by class it is worse than it looks: the buffer is a window sliding along the
+list. With `n` files in `k` class folders, each class holds about `n/k` consecutive files; a buffer
+smaller than that share spans at most two classes at any moment, so every batch holds one or two
+classes (the first epoch's batches are all cats, then all dogs), and the gradients swing from class
+to class. A buffer as large as several classes' shares still leaves the classes of one batch
+neighbours in the folder listing. Only a buffer the size of the list (or shuffling the list of
+names before anything is loaded) mixes them all.
+
 ## Example
 ```python
 ds = tf.data.TFRecordDataset(files).shuffle(16).batch(64)
 ```
 
+A file list in class order, shuffled by a window of 1,000 files:
+```python
+paths = sorted(glob.glob("data/train/*/*.jpg"))  # every cat, then every dog
+labels = [class_index[p.split("/")[-2]] for p in paths]
+ds = tf.data.Dataset.from_tensor_slices((paths, labels))
+ds = ds.map(load_image).shuffle(1000).batch(32)  # batches of one or two classes
+```
+
 ## Use instead
 ```python
 ds = tf.data.TFRecordDataset(files).shuffle(10_000).batch(64)
+```
+
+Shuffle the names, all of them, before loading (names are small; images are not):
+```python
+paths = sorted(glob.glob("data/train/*/*.jpg"))
+labels = [class_index[p.split("/")[-2]] for p in paths]
+ds = tf.data.Dataset.from_tensor_slices((paths, labels))
+ds = ds.shuffle(len(paths)).map(load_image).batch(32)
 ```
 
 ## Fix safety
@@ -227,6 +318,98 @@ No automatic fix.
         ds = tf.data.TFRecordDataset(['a']).shuffle(8).batch(32)
         model.predict(ds)
         """,
+        # class folders, but the list of names is shuffled in Python before the dataset is built
+        """
+        import glob
+        import random
+        import tensorflow as tf
+        paths = sorted(glob.glob('data/train/*/*.jpg'))
+        random.shuffle(paths)
+        ds = tf.data.Dataset.from_tensor_slices(paths).map(load_image).shuffle(1000).batch(32)
+        model.fit(ds, epochs=10)
+        """,
+        # sklearn's shuffle (and train_test_split, np.random.permutation): a new, mixed list
+        """
+        import glob
+        import tensorflow as tf
+        from sklearn.utils import shuffle
+        paths = sorted(glob.glob('data/*/*.png'))
+        labels = [p.split('/')[-2] for p in paths]
+        paths, labels = shuffle(paths, labels)
+        ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load).shuffle(1000).batch(32)
+        model.fit(ds)
+        """,
+        """
+        import os
+        import tensorflow as tf
+        from sklearn.model_selection import train_test_split
+        paths, labels = [], []
+        for label in sorted(os.listdir('data')):
+            for name in os.listdir(os.path.join('data', label)):
+                paths.append(os.path.join('data', label, name))
+                labels.append(label)
+        x_train, x_val, y_train, y_val = train_test_split(paths, labels, test_size=0.2)
+        ds = tf.data.Dataset.from_tensor_slices((x_train, y_train)).map(load).shuffle(1000).batch(32)
+        model.fit(ds)
+        """,
+        # list_files shuffles its names by default
+        """
+        import tensorflow as tf
+        ds = tf.data.Dataset.list_files('flowers/*/*.jpg').map(load).shuffle(1000).batch(32)
+        model.fit(ds)
+        """,
+        # the buffer is the whole list
+        """
+        import glob
+        import tensorflow as tf
+        paths = sorted(glob.glob('data/*/*.jpg'))
+        ds = tf.data.Dataset.from_tensor_slices(paths).shuffle(len(paths)).map(load).batch(32)
+        model.fit(ds)
+        """,
+        # a list sorted by class that is only validated on: order does not matter there
+        """
+        import glob
+        import tensorflow as tf
+        val_paths = sorted(glob.glob('data/val/*/*.jpg'))
+        val_ds = tf.data.Dataset.from_tensor_slices(val_paths).map(load).shuffle(500).batch(32)
+        model.fit(train_ds, validation_data=val_ds)
+        """,
+        # per-class record files interleaved: the interleave mixes the classes
+        """
+        import glob
+        import tensorflow as tf
+        files = []
+        for label in ['cat', 'dog']:
+            files += glob.glob(f'records/{label}/*.tfrecord')
+        ds = tf.data.Dataset.from_tensor_slices(files).shuffle(8)
+        ds = ds.interleave(tf.data.TFRecordDataset, cycle_length=8, num_parallel_calls=tf.data.AUTOTUNE)
+        model.fit(ds.batch(32))
+        """,
+        # frames of one video, sorted: one folder, no classes
+        """
+        import glob
+        import tensorflow as tf
+        frames = sorted(glob.glob('video_01/*.png'))
+        ds = tf.data.Dataset.from_tensor_slices(frames).map(load).shuffle(1000).batch(16)
+        model.fit(ds)
+        """,
+        # a pandas frame shuffled with sample(frac=1)
+        """
+        import pandas as pd
+        import tensorflow as tf
+        df = pd.read_csv('labels.csv').sort_values('label').sample(frac=1)
+        ds = tf.data.Dataset.from_tensor_slices((df['path'].values, df['label'].values))
+        ds = ds.map(load).shuffle(1000).batch(32)
+        model.fit(ds)
+        """,
+        # the list holds 2,000 files at most, and the buffer all of them
+        """
+        import glob
+        import tensorflow as tf
+        paths = sorted(glob.glob('data/*/*.jpg'))[:2000]
+        ds = tf.data.Dataset.from_tensor_slices(paths).map(load).shuffle(2000).batch(32)
+        model.fit(ds)
+        """,
     )
     INVALID = (
         Invalid(
@@ -277,15 +460,111 @@ No automatic fix.
             line=2, column=61, end_column=68,
             message="shuffle buffer of 10 elements barely mixes the data",
         ),
+        # an image-classification script: every file of one class folder, then the next's
+        Invalid(
+            """
+            import glob
+            import os
+            import tensorflow as tf
+
+            paths = sorted(glob.glob(os.path.join('data/train', '*', '*.jpg')))
+            labels = [class_index[p.split(os.sep)[-2]] for p in paths]
+            ds = tf.data.Dataset.from_tensor_slices((paths, labels))
+            ds = ds.map(load_image, num_parallel_calls=tf.data.AUTOTUNE).shuffle(1000).batch(32)
+            model.fit(ds, epochs=10)
+            """,
+            line=8, column=62, end_column=69,
+            message="shuffle buffer of 1000 elements over a file list in class order mixes only neighbours: "
+                    "`sorted(glob.glob(os.path.join('data/train', '*', '*.jpg')))` lists the files folder by "
+                    "folder (line 5); size of the source unknown: the list is built from the file system;",
+        ),
+        # a loop over the classes appending each folder's files; a buffer of 20 batches
+        Invalid(
+            """
+            import os
+            import tensorflow as tf
+
+            CLASSES = ['cat', 'dog', 'bird']
+            BATCH_SIZE = 32
+
+            def list_images(root):
+                paths, labels = [], []
+                for index, label in enumerate(CLASSES):
+                    for name in os.listdir(os.path.join(root, label)):
+                        paths.append(os.path.join(root, label, name))
+                        labels.append(index)
+                return paths, labels
+
+            paths, labels = list_images('data')
+            ds = tf.data.Dataset.from_tensor_slices((paths, labels)).map(load)
+            ds = ds.shuffle(buffer_size=BATCH_SIZE * 20).batch(BATCH_SIZE)
+            model.fit(ds, epochs=5)
+            """,
+            line=17, column=9, end_column=16,
+            message="shuffle buffer of 640 elements over a file list in class order mixes only neighbours: "
+                    "`for index, label in enumerate(CLASSES):` appends one class folder's files after "
+                    "another's (line 9); size of the source unknown: the list is built from the file "
+                    "system (3 classes);",
+        ),
+        # list_files told not to shuffle
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.Dataset.list_files('flowers/*/*', shuffle=False)
+            ds = ds.map(load).shuffle(500).batch(32)
+            model.fit(ds)
+            """,
+            line=3, column=19, end_column=26,
+            message="shuffle buffer of 500 elements over a file list in class order mixes only neighbours: "
+                    "`tf.data.Dataset.list_files('flowers/*/*', shuffle=False)` lists the files in order",
+        ),
+        # records of one class after another's, read file after file
+        Invalid(
+            """
+            import glob
+            import tensorflow as tf
+            files = []
+            for label in ['cat', 'dog']:
+                files += sorted(glob.glob(f'records/{label}/*.tfrecord'))
+            ds = tf.data.TFRecordDataset(files).map(parse).shuffle(2048).batch(64)
+            model.fit(ds)
+            """,
+            line=6, column=48, end_column=55,
+            message="shuffle buffer of 2048 elements over a file list in class order mixes only neighbours: "
+                    "records read file after file, and `for label in ['cat', 'dog']:` appends",
+        ),
+        # 3,000 files in three classes: a buffer under one class's share
+        Invalid(
+            """
+            import os
+            import tensorflow as tf
+            paths = []
+            for label in ['cat', 'dog', 'bird']:
+                for name in sorted(os.listdir(f'data/{label}')):
+                    paths.append(f'data/{label}/{name}')
+            ds = tf.data.Dataset.from_tensor_slices(paths).take(3000).map(load).shuffle(500).batch(32)
+            model.fit(ds)
+            """,
+            line=7, column=69, end_column=76,
+            message="shuffle buffer of 500 elements over a file list in class order mixes only neighbours: "
+                    "`for label in ['cat', 'dog', 'bird']:` appends one class folder's files after another's "
+                    "(line 4); the list holds at most 3000 files in 3 classes (1000 per class); a buffer "
+                    "smaller than one class's share (1000) mixes at most two classes per batch",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
         minimum = ctx.options.get("min-buffer-size", 100)
+        threshold = ctx.options.get("class-order-buffer-size", 10_000)
         for site in model.ops("shuffle"):
             shuffle = site.op
             if model.only_used_for(shuffle, NOT_TRAINING):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
+            ordered = _class_order_finding(model, site, threshold)
+            if ordered is not None:
+                ctx.report(shuffle.name_node, ordered)
+                continue
             arg = shuffle.arg("buffer_size", 0)
             size = literal_int(arg.value) if arg is not None else None
             if size is None or size < 1:
