@@ -95,7 +95,7 @@ _ORDER_KEEPING = frozenset({"map", "filter", "cache", "prefetch", "repeat", "tak
 def _class_order_finding(model, site: OpSite, threshold: int) -> str | None:
     """The message for a shuffle whose buffer is much smaller than a file list read class by
     class (`pipelint.model.order`), else None. Much smaller: at most half the list where its size
-    is known, below `threshold` elements where it is not (the list is read from disk)."""
+    is known, at most `threshold` elements where it is not (the list is read from disk)."""
     shuffle = site.op
     arg = shuffle.arg("buffer_size", 0)
     size = constant_int(arg.value, model) if arg is not None else None
@@ -111,7 +111,7 @@ def _class_order_finding(model, site: OpSite, threshold: int) -> str | None:
         taken = [literal_int(op.arg("count", 0).value) for op in path.ops
                  if op.name == "take" and op.arg("count", 0) is not None]
         known = min([n for n in [order.size, *taken] if n is not None and n >= 0], default=None)
-        if known is not None and size * 2 > known or known is None and size >= threshold:
+        if known is not None and size * 2 > known or known is None and size > threshold:
             continue
         classes = order.classes
         share = known // classes if known is not None and classes else None
@@ -173,7 +173,7 @@ class TinyShuffleBuffer(Rule):
     options: ClassVar[dict[str, Option]] = {
         "min-buffer-size": Option(int, 100, "Literal shuffle buffers below this many elements are reported."),
         "class-order-buffer-size": Option(
-            int, 10_000, "Over a file list read class by class whose size is unknown, buffers below this many "
+            int, 1_000, "Over a file list read class by class whose size is unknown, buffers of at most this many "
                          "elements are reported."),
     }
     docs = """\
@@ -193,7 +193,7 @@ or records read file after file from files gathered class by class (`TFRecordDat
 The message names the construction and its line, the buffer, and the size of the source where a
 literal shows it (`[:3000]`, `take(3000)`, the number of classes from a literal list), else says
 that the list is built from the file system. Much smaller means at most half the list when its
-size is known, and below `class-order-buffer-size` (default 10,000) when it is not. Buffers
+size is known, and of at most `class-order-buffer-size` (default 1,000, the buffer the TensorFlow tutorials write) when it is not. Buffers
 written as names bound once to integers, or products of them (`BATCH_SIZE * 20`), are judged
 here; `len(paths)`, `cardinality()` and other expressions are not. It stays silent when the list
 is shuffled first (`random.shuffle(paths)`, `sklearn.utils.shuffle`, `np.random.permutation`,
@@ -526,11 +526,11 @@ No automatic fix.
             files = []
             for label in ['cat', 'dog']:
                 files += sorted(glob.glob(f'records/{label}/*.tfrecord'))
-            ds = tf.data.TFRecordDataset(files).map(parse).shuffle(2048).batch(64)
+            ds = tf.data.TFRecordDataset(files).map(parse).shuffle(512).batch(64)
             model.fit(ds)
             """,
             line=6, column=48, end_column=55,
-            message="shuffle buffer of 2048 elements over a file list in class order mixes only neighbours: "
+            message="shuffle buffer of 512 elements over a file list in class order mixes only neighbours: "
                     "records read file after file, and `for label in ['cat', 'dog']:` appends",
         ),
         # 3,000 files in three classes: a buffer under one class's share
@@ -556,7 +556,7 @@ No automatic fix.
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
         minimum = ctx.options.get("min-buffer-size", 100)
-        threshold = ctx.options.get("class-order-buffer-size", 10_000)
+        threshold = ctx.options.get("class-order-buffer-size", 1_000)
         for site in model.ops("shuffle"):
             shuffle = site.op
             if model.only_used_for(shuffle, NOT_TRAINING):
