@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from pipelint import __version__
 from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
 from pipelint.project import ProjectIndex
+from pipelint.target import declaration_key
 from pipelint.results import DisplayPaths, FileResult, FixMode
 
 try:  # blake2b without hashlib's OpenSSL import: a warm run has little else to do
@@ -232,7 +233,7 @@ class ResultCache:
         """`project`: what the file's findings depend on in other modules (`ProjectIndex.key_of`)."""
         digest = blake2b(digest_size=20)
         # The TensorFlow/Keras the file targets comes from files beside the code (requirements.txt...).
-        target = settings.target_for(path, data.decode("utf-8", "replace")).cache_key().encode()
+        target = declaration_key(path).encode()
         for part in (self.generation.encode(), self._settings_key(settings, path),
                      path.suffix.encode(), data, project, target):
             digest.update(len(part).to_bytes(8, "little"))

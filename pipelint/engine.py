@@ -470,7 +470,8 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
     try:
         view = project.view(path) if project is not None else None
         # From the file's real path (the display path may be relative to another directory).
-        target = settings.target_for(path, source, view.api_evidence() if view is not None else ())
+        target = settings.target_for(path, source, view.api_evidence(), view.own_api_evidence) \
+            if view is not None else settings.target_for(path, source)
         diagnostics, fixed, count = run_with_deep_stack(
             lint_and_fix, source, display_path, codes, settings, fix_mode, view, target)
     except Exception as error:  # noqa: BLE001

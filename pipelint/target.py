@@ -21,10 +21,11 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pipelint.ancestors import ClosestAncestor
 
-__all__ = ["CURRENT_TENSORFLOW", "DECLARING_FILE_GLOBS", "Target", "TargetError", "api_evidence", "forget_declarations",
+__all__ = ["CURRENT_TENSORFLOW", "DECLARING_FILE_GLOBS", "Target", "TargetError", "api_evidence", "declaration_key", "forget_declarations",
            "is_declaring_file", "parse_target_version", "target_for"]
 
 #: The newest TensorFlow release pipelint knows: an unknown or unpinned version reads as this one.
@@ -110,9 +111,6 @@ class Target:
             return f"{self._tensorflow_words()}, Keras 3 (not declared: the current release)"
         return f"{self._tensorflow_words()}, Keras {self.keras_major} ({self.source})"
 
-    def cache_key(self) -> str:
-        return f"{self.tensorflow}|{self.keras}|{self.source}"
-
 
 # ---- the setting
 
@@ -152,40 +150,61 @@ class _Declared:
 
 def _admitted(specifier: str, releases: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The releases a specifier admits, oldest first (every release for an empty one)."""
+    return list(_admitted_once(specifier, "keras" if releases is _KERAS_RELEASES else "tensorflow"))
+
+
+@lru_cache(maxsize=256)
+def _admitted_once(specifier: str, package: str) -> tuple[tuple[int, int], ...]:
+    # (Every file under one requirements.txt asks the same question: answered once.)
+    releases = _KERAS_RELEASES if package == "keras" else _TF_RELEASES
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import Version
 
     if not specifier.strip():
-        return list(releases)
+        return tuple(releases)
     try:
         spec = SpecifierSet(specifier.strip())
     except InvalidSpecifier:
         exact = re.match(r"\s*=?=?\s*v?(\d+)\.(\d+)", specifier)
-        return [(int(exact.group(1)), int(exact.group(2)))] if exact else list(releases)
-    return [(major, minor) for major, minor in releases
-            if any(spec.contains(Version(f"{major}.{minor}.{patch}"), prereleases=True) for patch in range(10))
-            or spec.contains(Version(f"{major}.{minor}.0rc0"), prereleases=True)]
+        return ((int(exact.group(1)), int(exact.group(2))),) if exact else tuple(releases)
+    return tuple((major, minor) for major, minor in releases
+                 if any(spec.contains(Version(f"{major}.{minor}.{patch}"), prereleases=True) for patch in range(10))
+                 or spec.contains(Version(f"{major}.{minor}.0rc0"), prereleases=True))
+
+
+class _Lazy:
+    """A regular expression compiled on first use: most runs read no declaration and no module's
+    API from text (a warm run answers from the cache), and compiling them all costs milliseconds."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._arguments = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            self._compiled = re.compile(*self._arguments)
+        return getattr(self._compiled, name)
 
 
 _NAME = r"(tensorflow(?:[-_](?:gpu|cpu|macos|intel))?|tf[-_]nightly(?:[-_](?:gpu|cpu))?|tf[-_]keras|keras)"
 _SPEC = r"((?:\s*(?:===|==|~=|!=|<=|>=|<|>|=)\s*[\w.*+!-]+\s*,?)*)"
 # A requirement at the start of a line (requirements files, setup.cfg, environment.yml's `- x=1`).
-_LINE_REQUIREMENT = re.compile(r"(?im)^[ \t]*(?:-[ \t]+)?" + _NAME + r"(?:\[[^\]\n]*\])?" + _SPEC
+_LINE_REQUIREMENT = _Lazy(r"(?im)^[ \t]*(?:-[ \t]+)?" + _NAME + r"(?:\[[^\]\n]*\])?" + _SPEC
                                + r"[ \t]*(?:[#;][^\n]*)?\r?$")
 # A quoted requirement (setup.py, pyproject.toml dependencies).
-_QUOTED_REQUIREMENT = re.compile(r"[\"']" + _NAME + r"(?:\[[^\]\"']*\])?" + _SPEC + r"\s*(?:;[^\"']*)?[\"']", re.I)
+_QUOTED_REQUIREMENT = _Lazy(r"[\"']" + _NAME + r"(?:\[[^\]\"']*\])?" + _SPEC + r"\s*(?:;[^\"']*)?[\"']", re.I)
 # Pipfile: `tensorflow = "==2.4"` or `tensorflow = {version = "==2.4"}`.
-_PIPFILE = re.compile(r"(?im)^\s*[\"']?" + _NAME + r"[\"']?\s*=\s*(?:\{[^}]*version\s*=\s*)?[\"']([^\"']*)[\"']")
+_PIPFILE = _Lazy(r"(?im)^\s*[\"']?" + _NAME + r"[\"']?\s*=\s*(?:\{[^}]*version\s*=\s*)?[\"']([^\"']*)[\"']")
 # Dockerfile: the official image's tag, or a pip install line.
-_DOCKER_IMAGE = re.compile(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow:(\d+\.\d+)")
-_DOCKER_LATEST = re.compile(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow(?::(?:latest|nightly)\S*)?\s*(?:AS\s+\S+)?$")
-_PIP_INSTALL = re.compile(r"pip3?\s+install\b[^\n]*?\b" + _NAME + r"(?:\[[^\]\s]*\])?((?:\s*(?:==|>=|~=|<=|<|>)\s*[\d.*]+,?)*)", re.I)
+_DOCKER_IMAGE = _Lazy(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow:(\d+\.\d+)")
+_DOCKER_LATEST = _Lazy(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow(?::(?:latest|nightly)\S*)?\s*(?:AS\s+\S+)?$")
+_PIP_INSTALL = _Lazy(r"pip3?\s+install\b[^\n]*?\b" + _NAME + r"(?:\[[^\]\s]*\])?((?:\s*(?:==|>=|~=|<=|<|>)\s*[\d.*]+,?)*)", re.I)
 # A README's prose: "TensorFlow 2.4.1", "tensorflow-gpu==1.15", "Tensorflow version 1.14".
-_README_VERSION = re.compile(r"\b" + _NAME + r"\s*(?:version\s*|v)?(==|>=|=|\s)\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.I)
+_README_VERSION = _Lazy(r"\b" + _NAME + r"\s*(?:version\s*|v)?(==|>=|=|\s)\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.I)
 
-_REQUIREMENTS_FILE = re.compile(r"(?i)^requirements.*\.(?:txt|in)$")
-_DOCKERFILE = re.compile(r"(?i)^(?:dockerfile.*|.*\.dockerfile)$")
-_README = re.compile(r"(?i)^readme(?:\.(?:md|rst|txt))?$")
+_REQUIREMENTS_FILE = _Lazy(r"(?i)^requirements.*\.(?:txt|in)$")
+_DOCKERFILE = _Lazy(r"(?i)^(?:dockerfile.*|.*\.dockerfile)$")
+_README = _Lazy(r"(?i)^readme(?:\.(?:md|rst|txt))?$")
 
 
 def _canonical(name: str) -> str:
@@ -251,8 +270,13 @@ def _declared_by(directory: str, name: str) -> _Declared | None:
 
 
 # Within one directory, the most exact declaration first.
+_DECLARING_PREFIXES = ("requirements", "setup.", "pyproject.", "pipfile", "environment.", "dockerfile", "readme")
+
+
 def _rank(name: str) -> int:
     lowered = name.lower()
+    if not lowered.startswith(_DECLARING_PREFIXES) and not lowered.endswith(".dockerfile"):
+        return -1  # (most names: a directory of a thousand packages is listed once per run)
     if _REQUIREMENTS_FILE.match(name):
         return 0 if lowered in ("requirements.txt", "requirements.in") else 1
     order = {"setup.py": 2, "setup.cfg": 3, "pyproject.toml": 4, "pipfile": 5, "environment.yml": 6,
@@ -340,7 +364,7 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
 # ---- the module's own API
 
 # Names TensorFlow 2 no longer has outside `tf.compat.v1` (each one an AttributeError there).
-_TF1_API = re.compile(
+_TF1_API = _Lazy(
     r"\b(?:tf\.(?:contrib|Session|InteractiveSession|placeholder|variable_scope|get_variable|"
     r"global_variables_initializer|train\.(?:Saver|AdamOptimizer|GradientDescentOptimizer|MomentumOptimizer|"
     r"RMSPropOptimizer)|read_file|image\.resize_images|layers\.(?:dense|conv2d)|logging\.(?:info|set_verbosity)|"
@@ -348,7 +372,7 @@ _TF1_API = re.compile(
     r"from\s+tensorflow\.contrib|import\s+tensorflow\.contrib)\b|\.make_(?:one_shot|initializable)_iterator\(")
 # Keras 2 only: the training methods' generator variants and worker arguments, and module paths
 # Keras 3 removed (`keras.layers.convolutional`, `tensorflow.python.keras`, `keras.engine`...).
-_KERAS2_API = re.compile(
+_KERAS2_API = _Lazy(
     r"(?m)^\s*(?:from|import)\s+(?:tensorflow\.python\.keras|keras\.(?:engine|layers\.(?:convolutional|core|pooling|"
     r"advanced_activations|recurrent|normalization)|wrappers\.scikit_learn|utils\.(?:np_utils|data_utils|vis_utils)))\b|"
     r"\.(?:fit|evaluate|predict)_generator\s*\(|"
@@ -358,11 +382,13 @@ _KERAS2_API = re.compile(
 def api_evidence(text: str) -> str:
     """What a module's own API says: "1.x <name>" (TensorFlow 1.x: `tf.Session`, `tf.contrib`...),
     "keras2 <name>" (Keras 2: `fit_generator`, `fit(workers=...)`), or ""."""
-    tf1 = _TF1_API.search(text)
+    # Substring tests first: most modules hold none of these, and the patterns cost more.
+    tf1 = _TF1_API.search(text) if ("tf." in text or "tensorflow.contrib" in text or "_iterator(" in text) else None
     if tf1 is not None:
         name = tf1.group(0).replace("from ", "").replace("import ", "").strip().lstrip(".").rstrip("(")
         return f"1.x `{name}`"
-    keras2 = _KERAS2_API.search(text)
+    keras2 = _KERAS2_API.search(text) if ("keras" in text or "_generator" in text or "workers" in text
+                                          or "use_multiprocessing" in text or "max_queue_size" in text) else None
     if keras2 is not None:
         found = keras2.group(0).strip()
         if found.startswith(("from ", "import ")):
@@ -386,14 +412,23 @@ def _from_api(evidence: Sequence[tuple[str, str]]) -> Target | None:
     return None
 
 
+def declaration_key(path: str | os.PathLike[str]) -> str:
+    """What the closest declaration above the file says, for the result cache's key: the rest of a
+    target comes from the file's text and its project's, which the key holds already."""
+    directory = os.path.dirname(os.path.abspath(os.fspath(path)))
+    declared = _declarations.find(directory) if directory else None
+    return repr(declared) if declared is not None and declared is not _STOP else ""
+
+
 def target_for(path: str | os.PathLike[str] | None, source: str, setting: Target | None = None,
-               neighbours: Sequence[tuple[str, str]] = ()) -> Target:
+               neighbours: Sequence[tuple[str, str]] = (), own: str | None = None) -> Target:
     """The target of the module at `path` whose text is `source`: the setting, else the closest
     declaration above the file (narrowed by the code's API), else its API, else the current
-    release. `neighbours`: (file name, `api_evidence`) of the project modules connected to it."""
+    release. `neighbours`: (file name, `api_evidence`) of the project modules connected to it;
+    `own`: the module's own `api_evidence` where the project index has it already."""
     if setting is not None:
         return setting
-    evidence = _from_api([("this module", api_evidence(source)), *neighbours])
+    evidence = _from_api([("this module", api_evidence(source) if own is None else own), *neighbours])
     # A name that is no file (an example, an unsaved buffer) has no declarations above it.
     if path is not None and os.path.isfile(path):
         directory = os.path.dirname(os.path.abspath(os.fspath(path)))

@@ -82,13 +82,13 @@ class Settings:
         return cached
 
     def target_for(self, path: "str | os.PathLike[str] | None", source: str,
-                   neighbours: "Sequence[tuple[str, str]]" = ()) -> Target:
+                   neighbours: "Sequence[tuple[str, str]]" = (), own: str | None = None) -> Target:
         """The TensorFlow and Keras the file at `path` is written for (pipelint/target.py);
         `neighbours`: (name, text) of the project modules it imports or that import it."""
         setting = self._cache.get("target")
         if setting is None and self.target_version is not None:
             setting = self._cache["target"] = parse_target_version(self.target_version)
-        return target_for(path, source, setting, neighbours)
+        return target_for(path, source, setting, neighbours, own)
 
     def options_for(self, code: str) -> dict[str, object]:
         """The rule's Option defaults overlaid with the configured values."""

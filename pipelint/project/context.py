@@ -130,6 +130,11 @@ class ModuleView:
         pattern = re.compile(rf"\b{re.escape(name)}\b")
         return any(text is None or pattern.search(text) for text in texts)
 
+    @property
+    def own_api_evidence(self) -> str:
+        """This module's own `api_evidence`, read when its summary was made."""
+        return self.context.index.modules[self.name].api
+
     def api_evidence(self) -> list[tuple[str, str]]:
         """(file name, evidence) of the TensorFlow/Keras API of the project modules connected to
         this one (`ProjectIndex.api_evidence`)."""

@@ -618,6 +618,8 @@ class ProjectIndex:
         self._path_roots: dict[str, tuple[str, ...]] = {}
         #: Package -> (name its modules import through those directories -> the module).
         self._path_aliases: dict[str, dict[str, str]] = {}
+        #: Module -> the API evidence of its import-connected group (`api_evidence`), made once.
+        self._api_groups: dict[str, tuple[tuple[str, str, str], ...]] | None = None
         #: `resolve`'s answers, once every module and alias is known (None while building).
         self._resolved: dict[tuple[str, str], tuple[str, str] | None] | None = None
         #: Module -> digest of what it reaches by imports (`key_of`), computed on first need.
@@ -1060,28 +1062,36 @@ class ProjectIndex:
         ).encode()
 
     def api_evidence(self, path: str | os.PathLike) -> list[tuple[str, str]]:
-        """(file name, evidence) of the TensorFlow/Keras API that the modules connected to this one
-        through imports show, nearest first: a `Sequence` module is written for the Keras of the
-        script that trains on it through a helper (`fit_generator` two imports away)."""
+        """(file name, evidence) of the TensorFlow/Keras API that the other modules connected to
+        this one through imports show: a `Sequence` module is written for the Keras of the script
+        that trains on it through a helper (`fit_generator` two imports away). One walk of the
+        import graph per run gives every module's group."""
         start = self.by_path.get(os.path.abspath(path))
         if start is None:
             return []
+        if self._api_groups is None:
+            self._api_groups = self._group_api_evidence()
+        return [(where, evidence) for name, where, evidence in self._api_groups.get(start, ()) if name != start]
+
+    def _group_api_evidence(self) -> dict[str, tuple[tuple[str, str, str], ...]]:
+        """Each module -> the API evidence of the modules it is connected to (its own included)."""
         self._import_graph()
-        found: list[tuple[str, str]] = []
-        seen = {start}
-        frontier = [start]
-        while frontier:
-            following: list[str] = []
-            for name in frontier:
+        groups: dict[str, tuple[tuple[str, str, str], ...]] = {}
+        for first in sorted(self.modules):
+            if first in groups:
+                continue
+            members, frontier = {first}, [first]
+            while frontier:
+                name = frontier.pop()
                 for other in (*self._imported.get(name, ()), *self._importers.get(name, ())):
-                    if other in seen or other not in self.modules:
-                        continue
-                    seen.add(other)
-                    following.append(other)
-                    if self.modules[other].api:
-                        found.append((os.path.basename(self.modules[other].path), self.modules[other].api))
-            frontier = sorted(following)
-        return found
+                    if other not in members and other in self.modules:
+                        members.add(other)
+                        frontier.append(other)
+            found = tuple((name, os.path.basename(self.modules[name].path), self.modules[name].api)
+                          for name in sorted(members) if self.modules[name].api)
+            for name in members:
+                groups[name] = found
+        return groups
 
     def imported_modules(self, name: str) -> list[str]:
         """The other project modules that module `name` imports (by any name)."""

@@ -26,8 +26,10 @@ class PyDatasetWithoutWorkers(Rule):
     code = "PL407"
     summary = "A `keras.utils.PyDataset` that never sets `workers`, so batches load one at a time."
     fixable = None
-    # (`.fit`: in Keras 2 the finding is on a training call of a module that imports the class)
-    triggers = ("PyDataset", "Sequence", ".fit")
+    # In Keras 2 the finding is on a training call of a module that may only import the class:
+    # `fit_generator(...)`, or an instance made there of the usual `DataGenerator`. (Not every `.fit`:
+    # that would parse most of a library for nothing.)
+    triggers = ("PyDataset", "Sequence", "fit_generator", "DataGenerator")
     docs = """\
 ## What it does
 In a file whose target is Keras 3 (see `target-version`; the default), flags a subclass of `keras.utils.PyDataset` (or `keras.utils.Sequence`, its Keras 3 alias) that
