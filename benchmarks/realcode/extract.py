@@ -25,6 +25,9 @@ import sys
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))  # run as a script from anywhere
+from pipelint.target import is_declaring_file  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "manifest.json"
 SAMPLE_REPOS = HERE / "sample_repos.json"
@@ -120,7 +123,8 @@ def load_sample_repos(path: Path = SAMPLE_REPOS, sample_set: int | None = None) 
 def _write_repository(dest: Path, mirrors: Path, repository: str, commit: str,
                       listed: frozenset[str] = frozenset()) -> int:
     """Write one repository's dataset code at `commit` (its `.py`/`.ipynb` files that are neither a
-    library's sources nor tests, that mention `tf.data` or `Dataset`, and that `listed` leaves out)
+    library's sources nor tests, that mention `tf.data` or `Dataset`, and that `listed` leaves out,
+    and the files that declare its TensorFlow: requirements, setup.cfg, Dockerfile, README...)
     under DEST/<owner>__<name>/, marking that directory as the repository's root (`.git`), as
     `extract()` does. Returns how many files; 0 when no mirror has the commit."""
     name = repository.replace("/", "+")
@@ -135,6 +139,14 @@ def _write_repository(dest: Path, mirrors: Path, repository: str, commit: str,
     written = 0
     for path in paths:
         relpath = repository.replace("/", "__") + "/" + path
+        if is_declaring_file(path.rsplit("/", 1)[-1]) and not path.endswith(".py") and relpath not in listed:
+            # requirements.txt, a Dockerfile...: the TensorFlow the project targets, as a clone has it
+            try:
+                (dest / relpath).parent.mkdir(parents=True, exist_ok=True)
+                (dest / relpath).write_bytes(_git(git_dir, "show", f"{commit}:{path}"))
+            except subprocess.CalledProcessError:
+                pass
+            continue
         if not path.endswith((".py", ".ipynb")) or relpath in listed or _library_or_test(path):
             continue
         try:
