@@ -49,17 +49,17 @@ class Case:
 
 
 CASES = (
-    Case("arithmetic", "ds = tf.data.Dataset.range(256).map(lambda x: x * 2 + 1).batch(8)"),
-    Case("arithmetic_unbatched", "ds = tf.data.Dataset.range(256).map(lambda x: x * 2 + 1)"),
-    Case("random_uniform", "ds = tf.data.Dataset.range(256).map(\n"
+    Case("arithmetic", "ds = tf.data.Dataset.range(4096).map(lambda x: x * 2 + 1).batch(8)"),
+    Case("arithmetic_unbatched", "ds = tf.data.Dataset.range(4096).map(lambda x: x * 2 + 1)"),
+    Case("random_uniform", "ds = tf.data.Dataset.range(4096).map(\n"
                            "    lambda x: tf.cast(x, tf.float32) + tf.random.uniform([])).batch(8)"),
-    Case("stateless_random", "ds = tf.data.Dataset.range(256).map(\n"
+    Case("stateless_random", "ds = tf.data.Dataset.range(4096).map(\n"
                              "    lambda x: tf.image.stateless_random_flip_left_right(\n"
                              "        tf.reshape(tf.cast(x, tf.float32), [1, 1, 1]), seed=(1, 2))).batch(8)"),
-    Case("py_function", "ds = tf.data.Dataset.range(256).map(\n"
+    Case("py_function", "ds = tf.data.Dataset.range(4096).map(\n"
                         "    lambda x: tf.py_function(lambda v: v, [x], tf.int64)).batch(8)"),
     Case("tf_print", "def show(x):\n    tf.print(x, output_stream='file:///dev/null')\n    return x\n\n"
-                     "ds = tf.data.Dataset.range(256).map(show).batch(8)"),
+                     "ds = tf.data.Dataset.range(4096).map(show).batch(8)"),
     Case("decode_resize_def", "def load(path):\n"
                               "    image = tf.io.decode_png(tf.io.read_file(path), channels=3)\n"
                               "    image = tf.image.resize(image, [8, 8])\n"
@@ -69,28 +69,28 @@ CASES = (
                     "    lambda line: tf.strings.to_number(tf.strings.split(line, ','))).batch(8)"),
     Case("helper_of_helper", "def scale(x):\n    return tf.cast(x, tf.float32) * 3.0\n\n"
                              "def prepare(x):\n    y = scale(x)\n    return tf.math.sqrt(y + 1.0)\n\n"
-                             "ds = tf.data.Dataset.range(256).map(prepare).batch(8)"),
+                             "ds = tf.data.Dataset.range(4096).map(prepare).batch(8)"),
     Case("helper_with_randomness", "def jitter(x):\n    return x + tf.random.normal([])\n\n"
                                    "def prepare(x):\n    return jitter(tf.cast(x, tf.float32))\n\n"
-                                   "ds = tf.data.Dataset.range(256).map(prepare).batch(8)"),
+                                   "ds = tf.data.Dataset.range(4096).map(prepare).batch(8)"),
     Case("keras_rescaling", "rescale = keras.layers.Rescaling(1.0 / 255)\n"
-                            "ds = tf.data.Dataset.range(256).map(\n"
+                            "ds = tf.data.Dataset.range(4096).map(\n"
                             "    lambda x: rescale(tf.reshape(tf.cast(x, tf.float32), [1, 1, 1]))).batch(8)"),
     Case("keras_random_flip", "flip = keras.layers.RandomFlip('horizontal')\n"
-                              "ds = tf.data.Dataset.range(256).map(\n"
+                              "ds = tf.data.Dataset.range(4096).map(\n"
                               "    lambda x: flip(tf.fill([2, 2, 1], tf.cast(x, tf.float32)))).batch(8)"),
     Case("keras_normalization", "normalize = keras.layers.Normalization(mean=3.0, variance=2.0)\n"
-                                "ds = tf.data.Dataset.range(256).map(\n"
+                                "ds = tf.data.Dataset.range(4096).map(\n"
                                 "    lambda x: normalize(tf.reshape(tf.cast(x, tf.float32), [1, 1]))).batch(8)"),
     Case("keras_resizing", "resize = keras.layers.Resizing(4, 4)\n"
-                           "ds = tf.data.Dataset.range(256).map(\n"
+                           "ds = tf.data.Dataset.range(4096).map(\n"
                            "    lambda x: resize(tf.fill([2, 2, 1], tf.cast(x, tf.float32)))).batch(8)"),
     Case("keras_string_lookup", "lookup = keras.layers.StringLookup(vocabulary=['a', 'b'])\n"
                                 "ds = tf.data.Dataset.from_tensor_slices(['a', 'b', 'c'] * 64).map(lookup).batch(8)"),
-    Case("nn_dropout", "ds = tf.data.Dataset.range(256).map(\n"
+    Case("nn_dropout", "ds = tf.data.Dataset.range(4096).map(\n"
                        "    lambda x: tf.nn.dropout(tf.fill([4], tf.cast(x, tf.float32)), rate=0.5)).batch(8)"),
     Case("variable_counter", "counter = tf.Variable(0, dtype=tf.int64)\n"
-                             "ds = tf.data.Dataset.range(256).map(lambda x: x + counter.assign_add(1)).batch(8)"),
+                             "ds = tf.data.Dataset.range(4096).map(lambda x: x + counter.assign_add(1)).batch(8)"),
     Case("parse_example", "spec = {'v': tf.io.FixedLenFeature([], tf.int64)}\n"
                           "record = tf.train.Example(features=tf.train.Features(feature={\n"
                           "    'v': tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))})).SerializeToString()\n"
@@ -98,23 +98,23 @@ CASES = (
                           "    lambda r: tf.io.parse_single_example(r, spec)).batch(8)"),
     Case("map_parallelization_off", "options = tf.data.Options()\n"
                                     "options.experimental_optimization.map_parallelization = False\n"
-                                    "ds = tf.data.Dataset.range(256).map(lambda x: x * 2).batch(8).with_options(options)"),
+                                    "ds = tf.data.Dataset.range(4096).map(lambda x: x * 2).batch(8).with_options(options)"),
     Case("default_optimizations_off", "options = tf.data.Options()\n"
                                       "options.experimental_optimization.apply_default_optimizations = False\n"
-                                      "ds = tf.data.Dataset.range(256).map(lambda x: x * 2).batch(8).with_options(options)"),
+                                      "ds = tf.data.Dataset.range(4096).map(lambda x: x * 2).batch(8).with_options(options)"),
     Case("inject_prefetch_off", "options = tf.data.Options()\n"
                                 "options.experimental_optimization.inject_prefetch = False\n"
-                                "ds = tf.data.Dataset.range(256).batch(8).map(lambda x: x * 2).with_options(options)"),
+                                "ds = tf.data.Dataset.range(4096).batch(8).map(lambda x: x * 2).with_options(options)"),
     Case("inject_prefetch_off_sync_end", "options = tf.data.Options()\n"
                                          "options.experimental_optimization.inject_prefetch = False\n"
-                                         "ds = tf.data.Dataset.range(256).shuffle(64).batch(8).with_options(options)"),
+                                         "ds = tf.data.Dataset.range(4096).shuffle(64).batch(8).with_options(options)"),
     Case("inject_prefetch_off_fused", "options = tf.data.Options()\n"
                                       "options.experimental_optimization.inject_prefetch = False\n"
-                                      "ds = tf.data.Dataset.range(256).map(\n"
+                                      "ds = tf.data.Dataset.range(4096).map(\n"
                                       "    lambda x: x + tf.random.uniform([], maxval=2, dtype=tf.int64))"
                                       ".batch(8).with_options(options)"),
-    Case("prefetch_before_batch", "ds = tf.data.Dataset.range(256).map(lambda x: x + 1).prefetch(2).batch(8)"),
-    Case("no_map", "ds = tf.data.Dataset.range(256).shuffle(64).batch(8)"),
+    Case("prefetch_before_batch", "ds = tf.data.Dataset.range(4096).map(lambda x: x + 1).prefetch(2).batch(8)"),
+    Case("no_map", "ds = tf.data.Dataset.range(4096).shuffle(64).batch(8)"),
 )
 
 

@@ -172,10 +172,11 @@ def _lint_file(path: Path, relpath: str, codes: frozenset[str], result: Comparis
     result.scored.append(relpath)
     result.lines += source.count("\n")
     try:
+        # The file's own path: the project's requirements.txt or Dockerfile above it sets its target.
         if notebook:
-            diagnostics = lint_notebook(source, relpath, codes, settings)
+            diagnostics = lint_notebook(source, str(path), codes, settings)
         else:
-            diagnostics = engine.lint_source(source, relpath, codes, settings)
+            diagnostics = engine.lint_source(source, str(path), codes, settings)
     except Exception as error:  # noqa: BLE001 - a crash is an engine failure, not a traceback
         result.engine_errors.append((relpath, 1, "PL000", f"lint raised {type(error).__name__}: {error}"))
         return

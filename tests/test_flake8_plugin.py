@@ -66,7 +66,7 @@ def test_same_findings_as_pipelint_check(tmp_path):
 
 
 def test_reads_pipelint_config_for_each_file(tmp_path):
-    source = ("import tensorflow as tf\n\nds = tf.data.Dataset.range(10)\n"
+    source = ("import tensorflow as tf\n\nds = tf.data.Dataset.range(10000)\n"
               "ds = ds.map(lambda x: tf.random.shuffle(x))\nds = ds.shuffle(8).batch(2)\n")
     (tmp_path / "pyproject.toml").write_text(
         "[tool.pipelint.rules.PL205]\nmin-buffer-size = 4\n"

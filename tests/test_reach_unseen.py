@@ -149,3 +149,46 @@ def test_siblings_imported_through_sys_path_and_importlib(tmp_path):
         """,
     })
     assert _found(root, "PL203") == [("scripts/train.py", 5, "PL203"), ("tools/train.py", 6, "PL203")]
+
+
+def test_a_pipeline_in_a_function_a_script_never_calls_gets_no_finding(tmp_path):
+    """Study notes and kept-aside variants (C1): the script runs top to bottom and never calls
+    `input_fn_old`; a module of definitions alone may be imported from outside and keeps them."""
+    script = """
+        import tensorflow as tf
+
+        def input_fn_old(files):
+            ds = tf.data.TFRecordDataset(files).repeat().shuffle(100)
+            return ds.batch(32)
+
+        def input_fn(files):
+            return tf.data.TFRecordDataset(files).shuffle(100).repeat().batch(32)
+
+        model.fit(input_fn(["a"]), steps_per_epoch=10)
+    """
+    root = _project(tmp_path / "script", {"requirements.txt": "tensorflow==2.4\n", "train.py": script})
+    assert _found(root, "PL204", "PL103") == [("train.py", 8, "PL103")]
+    library = _project(tmp_path / "library", {"requirements.txt": "tensorflow==2.4\n",
+                                              "inputs.py": script.rsplit("model.fit", 1)[0]})
+    assert _found(library, "PL204") == [("inputs.py", 4, "PL204")]
+
+
+def test_a_handful_of_numbers_written_in_the_source_is_a_demo(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==1.15\n", "demo.py": """
+        import numpy as np
+        import tensorflow as tf
+
+        count = 11
+        numbers = np.arange(count)
+        squares = tf.data.Dataset.from_tensor_slices(numbers).map(lambda x: x ** 2).batch(3)
+        noisy = tf.data.Dataset.range(100).map(lambda x: x + tf.random.uniform([], -10, 10, tf.int64))
+        loaded = tf.data.Dataset.range(100).map(lambda i: load_image(i))
+        for batch in squares:
+            train_step(batch)
+        for x in noisy:
+            train_step(x)
+        for x in loaded:
+            train_step(x)
+    """})
+    # only the map that calls a function of unknown cost (it may read a file per index)
+    assert _found(root, "PL101", "PL103") == [("demo.py", 8, "PL101"), ("demo.py", 8, "PL103")]

@@ -28,7 +28,7 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
-from pipelint.model.syntax import all_params
+from pipelint.model.syntax import all_params, block_body, find_arg, literal_int
 from pipelint.target import Target
 from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, Op, OpSite, Origin
 
@@ -90,6 +90,26 @@ def read_by_importers(project: object | None, name: str) -> bool | None:
     from outside the project."""
     mentioned = getattr(project, "mentioned_by_importers", None)
     return mentioned(name) if mentioned is not None else None
+
+
+#: At most this many numbers written in the source: a demo's dataset (`toy_source`).
+_TOY_ELEMENTS = 1000
+
+
+class _CallNodes(cst.CSTVisitor):
+    """Every call in a subtree."""
+
+    def __init__(self) -> None:
+        self.calls: list[cst.Call] = []
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> list[cst.Call]:
+        visitor = cls()
+        node.visit(visitor)
+        return visitor.calls
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
 
 
 class _EnclosingFunctions(cst.CSTVisitor):
@@ -160,6 +180,8 @@ class PipelineModel(KerasQueries):
         self.notebook = False
         #: The TensorFlow and Keras the module is written for (set by the engine; pipelint/target.py).
         self.target = Target()
+        self._script: bool | None = None
+        self._enclosing: dict[cst.Call, str] | None = None
         self._dropped: dict[Op, bool] = {}
         self._unused_names: set[str] | None = None
         #: Run as a caller of another project module: the datasets each of that module's
@@ -235,7 +257,99 @@ class PipelineModel(KerasQueries):
             return False
         if len(re.findall(rf"\b{re.escape(function)}\b", self.source)) > 1:
             return False  # named elsewhere here: handed on, registered, called through a name
-        return read_by_importers(self.project, function) is False
+        read = read_by_importers(self.project, function)
+        # No project module imports this one: dead when it runs as a script (top to bottom) and
+        # never calls it; a file of definitions alone may be imported from outside the project.
+        return read is False or (read is None and self._runs_as_script())
+
+    def toy_source(self, path: DatasetPath) -> bool:
+        """Does the path start from a handful of numbers written in the source (`range(100)`,
+        `from_tensor_slices(np.arange(5))`, a list of a few numbers)? Its whole input costs
+        microseconds: no performance advice on it is worth reading (a demo, not a job)."""
+        node = path.origin.node
+        if not isinstance(node, cst.Call):
+            return False
+        if path.origin.kind == "tensorflow.data.Dataset.range":
+            bounds = [self._int_value(a.value) for a in node.args if a.keyword is None]
+            return bool(bounds) and None not in bounds and max(bounds) <= _TOY_ELEMENTS
+        if path.origin.kind != "tensorflow.data.Dataset.from_tensor_slices":
+            return False
+        given = find_arg(node, "tensors", 0)
+        return given is not None and self._few_numbers(given.value)
+
+    def toy_pipeline(self, path: DatasetPath, then: Op | None = None) -> bool:
+        """A `toy_source` whose functions (those of its ops, and of `then`, the op that continues
+        it) are all in sight and all TensorFlow (no Python, no function of unknown cost:
+        `range(4).map(load)` may read a file per index)."""
+        if not self.toy_source(path):
+            return False
+        for op in (*path.all_ops(), *([then] if then is not None else [])):
+            if op.name not in ("map", "interleave", "flat_map", "filter"):
+                continue
+            facts = op.facts
+            if not facts.known or facts.py_function is not None or facts.where is not None:
+                return False
+            called = facts.stateful_call
+            name = self.qualified_name(called.func) if isinstance(called, cst.Call) else None
+            if called is not None and not (name or "").startswith("tensorflow."):
+                return False
+        return True
+
+    def _int_value(self, expr: cst.BaseExpression) -> int | None:
+        """An integer literal, or a name the module binds once to one (`num_items = 11`)."""
+        if isinstance(expr, cst.Name):
+            bound = self.bound_once(expr.value)
+            return literal_int(bound) if bound is not None else None
+        return literal_int(expr)
+
+    def _few_numbers(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        if depth > 3:
+            return False
+        if isinstance(expr, cst.Name):
+            bound = self.bound_once(expr.value)
+            return bound is not None and self._few_numbers(bound, depth + 1)
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return 0 < len(expr.elements) <= _TOY_ELEMENTS and all(
+                isinstance(e, cst.Element) and (isinstance(e.value, (cst.Integer, cst.Float))
+                                                or self._few_numbers(e.value, depth + 1))
+                for e in expr.elements)
+        if isinstance(expr, cst.Call) and self.qualified_name(expr.func) in ("numpy.arange", "numpy.array"):
+            if self.qualified_name(expr.func) == "numpy.array":
+                return bool(expr.args) and self._few_numbers(expr.args[0].value, depth + 1)
+            bounds = [self._int_value(a.value) for a in expr.args if a.keyword is None][:2]
+            return bool(bounds) and None not in bounds and max(bounds) <= _TOY_ELEMENTS
+        return False
+
+    def _runs_as_script(self) -> bool:
+        """Does the module run statements at its top level (calls, loops, `if __name__ == ...`),
+        as a script or a notebook does, rather than only define things for importers?"""
+        if self.notebook:
+            return True
+        known = self._script
+        if known is None:
+            known = self._script = any(
+                isinstance(stmt, (cst.For, cst.While, cst.With, cst.If))
+                or isinstance(stmt, cst.SimpleStatementLine) and any(
+                    isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) for small in stmt.body)
+                for stmt in self.module.body)
+        return known
+
+    def _in_dead_function(self, op: Op) -> bool:
+        """Is `op` written in a function of this module (at its top level) that never runs?"""
+        if self._enclosing is None:
+            self._enclosing = {}
+            for stmt in self.module.body:
+                # A top-level function, or a method (by its name: it may be called on any instance).
+                defs = [stmt] if isinstance(stmt, cst.FunctionDef) else [
+                    inner for inner in block_body(stmt.body) if isinstance(inner, cst.FunctionDef)
+                ] if isinstance(stmt, cst.ClassDef) else []
+                for function in defs:
+                    if function.name.value.startswith("__"):
+                        continue  # `__init__`, `__call__`, `__iter__`...: run by Python itself
+                    for call in _CallNodes.of(function):
+                        self._enclosing[call] = function.name.value
+        function = self._enclosing.get(op.call)
+        return function is not None and self.never_called(function)
 
     def dropped(self, op: Op) -> bool:
         """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the
@@ -249,6 +363,8 @@ class PipelineModel(KerasQueries):
         return known
 
     def _is_dropped(self, op: Op) -> bool:
+        if op.where is None and not op.implicit and self._in_dead_function(op):
+            return True  # (a pipeline built in a function nobody calls: C1, it never runs)
         consumers = self.consumers_of(op)
         if consumers:
             # Returned only by functions of a module the project imports, which no project module

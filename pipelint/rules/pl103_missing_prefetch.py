@@ -472,7 +472,10 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
             if consumer.kind not in _TRAINING_CONSUMERS:
                 continue
             paths = consumer.value.paths
-            if not paths or any(_ends_well(path) or _misplaced_prefetch(path) for path in paths):
+            # (a handful of numbers written in the source, no function applied: a demo's data,
+            # nothing to overlap)
+            if not paths or any(_ends_well(path) or _misplaced_prefetch(path) or model.toy_pipeline(path)
+                                for path in paths):
                 continue
             if consumer.kind in ("for", "eval-loop", "iter"):
                 if consumer.kind == "iter" and consumer.node in next_args:
@@ -480,6 +483,9 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                 # (A loop over `ds.take(n)` with a small `n` is a look: the model says "peek".)
             if consumer.kind == "return" and consumer.function and model.never_called(consumer.function):
                 continue  # a dataset function nothing calls: it never feeds anything
+            if all(any(model.dropped(op) for op in path.ops if op.where is None and not op.implicit)
+                   for path in paths):
+                continue  # built in code that never runs (a function nobody calls)
             if consumer.kind == "return" and any(
                     p.origin.kind == "parameter" or not any(op.name in BATCH_METHODS for op in p.all_ops())
                     for p in paths):

@@ -50,3 +50,4 @@ def build_nested(pattern):
 model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid")])
 model.compile("adam", "binary_crossentropy")
 model.fit(build_csv_dataset("gs://bucket/csv/*.csv", 512), epochs=3)
+model.evaluate(build_nested("gs://bucket/nested"))
