@@ -22,7 +22,7 @@ the objects alive then (TensorFlow's, Keras', the model's) leave the collector's
 collection that happens to fall into one run no longer walks that whole heap (noise, not the
 probe's cost). The load average is printed at the start and at the end.
 Usage: python benchmarks/probe_overhead.py [--rounds 30] [--steps 400] [--cases loop,pyfunc,fit]
-       [--aa] [--freeze] [--micro]
+       [--aa] [--freeze] [--micro] [--every S]
 """
 from __future__ import annotations
 
@@ -74,14 +74,31 @@ class Run:
     report: float = 0.0
 
 
+#: `--every S`: the probed side also keeps the running account (issue 30): an interval line and the
+#: JSON and HTML reports rewritten every S seconds, paid on the training thread like a user's job.
+EVERY: float = 0.0
+
+
 def _timed(probed: bool, make_ds, train) -> Run:
     session = install(Session(sample_every=50, live_warnings=False)) if probed else None
+    account = None
+    if session is not None and EVERY > 0:
+        import io
+        import tempfile
+
+        from pipelint.profiler.run.account import Account
+
+        folder = tempfile.mkdtemp(prefix="pipelint-account-")
+        account = Account(session, EVERY, json_path=os.path.join(folder, "r.json"),
+                          html_path=os.path.join(folder, "r.html"), out=io.StringIO()).start()
     try:
         ds = make_ds()
         gc.collect()  # the previous run's garbage is not this run's cost
         c0, th0, t0 = time.process_time(), time.thread_time(), time.perf_counter()
         train(ds)
         t1, th1, c1 = time.perf_counter(), time.thread_time(), time.process_time()
+        if account is not None:
+            account.stop()
     except BaseException:
         if session is not None:
             uninstall(session)
@@ -250,7 +267,11 @@ def main() -> None:
     ap.add_argument("--freeze", action="store_true", help="gc.freeze() after each case's warm-up (both"
                     " sides alike): garbage collections no longer walk TensorFlow's heap, less noise")
     ap.add_argument("--micro", action="store_true", help="only the per-step and per-call cost figures")
+    ap.add_argument("--every", type=float, default=0.0, metavar="S",
+                    help="the probed side keeps the running account, an interval every S seconds (issue 30)")
     a = ap.parse_args()
+    global EVERY
+    EVERY = a.every
     print(f"load average (1, 5, 15 min) at start: {_load()} on {os.cpu_count()} CPUs", flush=True)
     cost = timer_cost()
     tick_us, sample_ms, align_ms = per_step_cost()
