@@ -192,3 +192,40 @@ def test_a_handful_of_numbers_written_in_the_source_is_a_demo(tmp_path):
     """})
     # only the map that calls a function of unknown cost (it may read a file per index)
     assert _found(root, "PL101", "PL103") == [("demo.py", 8, "PL101"), ("demo.py", 8, "PL103")]
+
+
+def test_one_optimizer_compiled_by_a_helper_called_once_per_model(tmp_path):
+    """A notebook-style script: `cnn_model()` compiles the module's one Adam into a new model on
+    every call; each call after the first is a reuse (TensorFlow 2.8: it runs, but the step count
+    and the learning-rate schedule carry over from model to model)."""
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.8.0\n", "train.py": """
+        import tensorflow as tf
+
+        optimizer = tf.keras.optimizers.Adam(tf.keras.optimizers.schedules.InverseTimeDecay(1e-3, 100, 1.0))
+
+        def cnn_model(units):
+            model = tf.keras.Sequential([tf.keras.layers.Dense(units)])
+            model.compile(optimizer=optimizer, loss="mse")
+            return model
+
+        vgg = cnn_model(8)
+        resnet = cnn_model(16)
+        dense = cnn_model(32)
+    """})
+    found = check_paths([root], select=["PL401"])
+    assert [d.line for d in found] == [11, 12]
+    assert "on TensorFlow 2.8 (requirements.txt) it runs" in found[0].message
+
+
+def test_a_loop_that_copies_the_data_into_lists_is_no_training_loop(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.8.0\n", "arrays.py": """
+        import tensorflow as tf
+
+        train_ds = tf.data.TFRecordDataset(["a"]).batch(32)
+        images, labels = [], []
+        for image, label in train_ds.unbatch():
+            if label.numpy() == 1:
+                images.append(image.numpy())
+                labels.append(label.numpy())
+    """})
+    assert _found(root, "PL103") == []

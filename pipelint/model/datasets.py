@@ -46,8 +46,9 @@ _BOOKKEEPING = frozenset({"time", "perf_counter", "monotonic", "len", "int", "fl
 def _bookkeeping_kind(loop: cst.For) -> str | None:
     """What a loop that does no work on its elements is: "peek" when its body only prints or plots
     (`for line in ds: print(line.numpy())`, a timing loop printing a dot every hundred elements),
-    "pass" when it only counts, reads the clock or does nothing (it reads every element: a
-    count, a cache fill); None for any other loop."""
+    "pass" when it only counts, reads the clock, copies the elements into lists or does nothing
+    (it reads every element: a count, a cache fill, arrays made from the data); None for any
+    other loop."""
     statements = block_body(loop.body)
     if not all(_shows_or_counts(stmt) for stmt in statements):
         return None
@@ -106,16 +107,37 @@ def _shows_or_counts(stmt: cst.CSTNode) -> bool:
         if isinstance(small, (cst.Pass, cst.Assert)):
             continue
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
-            if not _shows(small.value):
+            if not (_shows(small.value) or _collects(small.value)):
                 return False
             continue
         if isinstance(small, (cst.AugAssign, cst.Assign)):
             value = small.value
             if isinstance(value, (cst.Integer, cst.Float)) or (
-                    isinstance(value, cst.Call) and _called_name(value) in _BOOKKEEPING):
-                continue  # `count += 1`, `start = time.time()`
+                    isinstance(value, cst.Call) and _called_name(value) in _BOOKKEEPING | {"numpy"}):
+                continue  # `count += 1`, `start = time.time()`, `num = item.numpy()`
         return False
     return True
+
+
+def _collects(call: cst.Call) -> bool:
+    """Copies what it is given into a list (`images.append(img.numpy())`): a pass that reads the
+    data into memory, not a training step."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend") \
+        and isinstance(func.value, (cst.Name, cst.Attribute)) and all(_plain(arg.value) for arg in call.args)
+
+
+def _plain(expr: cst.BaseExpression) -> bool:
+    """The element itself, a part of it, or its NumPy value (`img`, `label[0]`, `img.numpy()`):
+    no model call (`preds.append(model(x, training=False))` evaluates)."""
+    if isinstance(expr, (cst.Name, cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, (cst.Attribute, cst.Subscript)):
+        return _plain(expr.value)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_plain(e.value) for e in expr.elements)
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+        and expr.func.attr.value == "numpy" and not expr.args and _plain(expr.func.value)
 
 
 def _shows(call: cst.Call) -> bool:

@@ -305,12 +305,17 @@ No automatic fix.
         sites = [s for s in model.compiles
                  if s.model is not None and s.optimizer is not None
                  and model.is_model_bound_optimizer(s.optimizer)]
+        # A helper that compiles is run on its own too; where its calls are in sight, they are the
+        # models it makes (its own run is none of them: it would make the first call a reuse).
+        called = {s.call for s in sites if s.via is not None}
+        sites = [s for s in sites if s.via is not None or s.call not in called]
         if not sites:
             return
-        reported: set[cst.Call] = set()
+        # (One helper that compiles, called once per model: each call after the first is a reuse.)
+        reported: set[tuple[cst.Call, cst.CSTNode | None]] = set()
 
         for index, site in enumerate(sites):
-            if site.call in reported:
+            if (site.call, site.via) in reported:
                 continue
             message = (self._twice_in_one_compile(site, model)
                        or self._taken_from_other_model(site, model)
@@ -319,14 +324,19 @@ No automatic fix.
             if message is None:
                 continue
             legacy = _legacy_class(site.optimizer.kind)
+            what, runs = "legacy optimizer", "it runs"
+            if legacy is None and model.target.tensorflow_version < (2, 11) and site.optimizer.kind:
+                # Before TensorFlow 2.11 every Keras optimizer was what is now the legacy one.
+                legacy = site.optimizer.kind.rsplit(".", 1)[-1]
+                what, runs = "optimizer", f"on {model.target.describe_tensorflow()} it runs"
             if legacy is not None:
                 if legacy not in _STEP_CORRECTED:
                     continue  # a legacy optimizer keeps its slots per variable: sharing it runs fine
-                message = (f"legacy optimizer `{_name_of(site, model)}` is shared by several models: it runs "
+                message = (f"{what} `{_name_of(site, model)}` is shared by several models: {runs} "
                            f"(slots are made per variable), but its step count advances for every model it "
                            f"trains, which shifts {legacy}'s bias correction and any learning-rate schedule; "
                            f"create one instance per model")
-            reported.add(site.call)
+            reported.add((site.call, site.via))
             if site.via is not None and any(other.call is site.call and other.via is not site.via
                                             for other in sites[:index]):
                 # One helper that compiles, called twice: the second call is the reuse.
