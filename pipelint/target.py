@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from pipelint.ancestors import ClosestAncestor
@@ -303,6 +303,12 @@ def is_declaring_file(name: str) -> bool:
 _STOP = _Declared(None, None, False, "")  # the git work tree's top: look no further
 
 
+#: Folders at a project's top where its environment is often declared (`docker/dev/Dockerfile`,
+#: `requirements/base.txt`): read when the top itself declares nothing.
+_ENVIRONMENT_FOLDERS = frozenset({"docker", "dockerfiles", "requirements", "env", "envs", "environment",
+                                  "environments", "deploy", "deployment", ".devcontainer", "devcontainer"})
+
+
 def _declaration_in(directory: str) -> _Declared | None:
     try:
         names = os.listdir(directory)
@@ -313,7 +319,33 @@ def _declaration_in(directory: str) -> _Declared | None:
         found = _declared_by(directory, name)
         if found is not None:
             return found
-    return _STOP if ".git" in names else None
+    if ".git" not in names:
+        return None
+    # The top of the work tree: its environment folders, two levels down at most.
+    for folder in sorted(name for name in names if name.lower() in _ENVIRONMENT_FOLDERS):
+        found = _declaration_below(os.path.join(directory, folder), 2)
+        if found is not None:
+            return replace(found, source=f"{folder}/{found.source}")
+    return _STOP
+
+
+def _declaration_below(directory: str, depth: int) -> _Declared | None:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError:
+        return None
+    for entry in entries:
+        if entry.is_file() and _rank(entry.name) >= 0:
+            found = _declared_by(directory, entry.name)
+            if found is not None:
+                return found
+    if depth > 1:
+        for entry in entries:
+            if entry.is_dir() and not entry.name.startswith("."):
+                found = _declaration_below(entry.path, depth - 1)
+                if found is not None:
+                    return replace(found, source=f"{entry.name}/{found.source}")
+    return None
 
 
 _declarations: ClosestAncestor[_Declared] = ClosestAncestor(_declaration_in)

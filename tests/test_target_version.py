@@ -352,3 +352,14 @@ def test_api_evidence(source, evidence):
     from pipelint.target import api_evidence
 
     assert api_evidence(source) == evidence
+
+
+def test_a_dockerfile_in_the_projects_environment_folder_declares_it(tmp_path):
+    """`docker/dev/Dockerfile` at the project's top (beside a requirements.txt without TensorFlow)."""
+    root = _project(tmp_path, {
+        "requirements.txt": "numpy\nopencv-python\n",
+        "docker/dev/Dockerfile": "FROM tensorflow/tensorflow:2.4.0-gpu\n",
+        "train/train_unet.py": "import tensorflow as tf\n",
+    })
+    target = target_for(root / "train" / "train_unet.py", "")
+    assert (target.tensorflow, target.source) == ((2, 4), "docker/dev/Dockerfile")
