@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, canonical
+from pipelint.model.functions import CallCollector
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
@@ -96,22 +97,6 @@ def read_by_importers(project: object | None, name: str) -> bool | None:
 _TOY_ELEMENTS = 1000
 
 
-class _CallNodes(cst.CSTVisitor):
-    """Every call in a subtree."""
-
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    @classmethod
-    def of(cls, node: cst.CSTNode) -> list[cst.Call]:
-        visitor = cls()
-        node.visit(visitor)
-        return visitor.calls
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
 class _EnclosingFunctions(cst.CSTVisitor):
     """The functions around one node, outermost first."""
 
@@ -182,6 +167,7 @@ class PipelineModel(KerasQueries):
         self.target = Target()
         self._script: bool | None = None
         self._enclosing: dict[cst.Call, str] | None = None
+        self._never_called: dict[str, bool] = {}
         self._dropped: dict[Op, bool] = {}
         self._unused_names: set[str] | None = None
         #: Run as a caller of another project module: the datasets each of that module's
@@ -251,6 +237,13 @@ class PipelineModel(KerasQueries):
         """Is this module's function `function` dead code: nothing here calls or names it but its
         own definition, and the project modules that import this one never mention it? (False
         when no project module imports this one: a script's function may be run from outside.)"""
+        known = self._never_called.get(function)
+        if known is None:
+            known = self._never_called[function] = self._is_never_called(function)
+        return known
+
+    def _is_never_called(self, function: str) -> bool:
+        # (Asked for every op of a function: the calls and the text are read once per name.)
         if any(isinstance(site.call.func, cst.Name) and site.call.func.value == function
                or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == function
                for site in self.calls):
@@ -346,7 +339,7 @@ class PipelineModel(KerasQueries):
                 for function in defs:
                     if function.name.value.startswith("__"):
                         continue  # `__init__`, `__call__`, `__iter__`...: run by Python itself
-                    for call in _CallNodes.of(function):
+                    for call in CallCollector.of(function).calls:
                         self._enclosing[call] = function.name.value
         function = self._enclosing.get(op.call)
         return function is not None and self.never_called(function)
