@@ -104,7 +104,10 @@ def test_helpers_defaults_are_implicit_ops(header, source, expected):
     ("if i % 100 == 0:\n        print('.', end='')\n    elif i == 5:\n        count += 1", "peek"),
     ("pass", "pass"),  # reads every element (fills a cache)
     ("counts[int(x)] += 1", "pass"),  # a count over the data
-    ("time.sleep(0.01)", "for"),  # stands for a training step
+    ("time.sleep(0.01)\n    model.train_on_batch(x)", "for"),  # it trains
+    # (unknown work in a module that trains nothing anywhere: it scores or writes, it does not learn)
+    ("time.sleep(0.01)", "eval-loop"),
+    ("work(x)", "eval-loop"),
     ("if i % 100 == 0:\n        print(i)\n    train_step(x)", "for"),
     ("self.assertEqual(x['id'], 1)", "peek"),  # a unit test reading two records
     ("print(i)\n    for key, value in x.items():\n        print(key, value)", "peek"),
@@ -115,6 +118,12 @@ def test_helpers_defaults_are_implicit_ops(header, source, expected):
 def test_loops_that_only_show_or_count_are_looks(body, kind):
     model = build(f"import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f)\nfor i, x in enumerate(ds):\n    {body}\n")
     assert [c.kind for c in model.consumers] == [kind]
+
+
+def test_unknown_work_in_a_module_that_trains_elsewhere_stands_for_training():
+    model = build("import tensorflow as tf\nds = tf.data.Dataset.range(8).map(f)\n"
+                  "model.compile(optimizer='adam', loss='mse')\nfor x in ds:\n    time.sleep(0.01)\n")
+    assert [c.kind for c in model.consumers] == ["for"]
 
 
 def test_consumers():

@@ -63,14 +63,23 @@ _EVALUATING = re.compile(r"(^|_)(eval|evaluate|evaluation|test|val|valid|validat
 _TRAINING = re.compile(r"(^|_)(train|fit|backward|minimize|gradient|gradients|apply_gradients)(_|$)|GradientTape")
 
 
-def _evaluates(loop: cst.For) -> bool:
+# A call that may train: any name with these words in it (`train_test_split` too: the test
+# errs towards "this module trains").
+_TRAINS_SOMEWHERE = re.compile(r"GradientTape|\b\w*(train|fit|backward|minimize|gradient|optimizer|step|compile)\w*\s*\(",
+                               re.IGNORECASE)
+
+
+def _evaluates(loop: cst.For, module_trains: bool = True) -> bool:
     """Does this loop evaluate a model rather than train it? Its calls name evaluation
-    (`test_step`, `model.predict`, `validate`) or pass `training=False`, and none names training
-    (`train_step`, `apply_gradients`, `tape.gradient`)."""
+    (`test_step`, `model.predict`, `validate`) or pass `training=False`, or its module trains
+    nothing anywhere (an analysis script that loads weights and scores them); and none of its
+    calls names training (`train_step`, `apply_gradients`, `tape.gradient`)."""
     calls = CallCollector.of(loop.body).calls
     names = [(_called_name(call) or "").lower() for call in calls]
     if any(_TRAINING.search(name) for name in names):
         return False
+    if not module_trains:
+        return True
     return any(_EVALUATING.search(name) for name in names) or any(
         arg.keyword is not None and arg.keyword.value == "training" and is_false(arg.value)
         for call in calls for arg in call.args)
@@ -285,6 +294,16 @@ class Datasets(InterpreterState):
         loops = self._frame.loops if self._frame is not None else ()
         self.consumers.append(Consumer(kind, node, value, argument, function, loops, self._where))
 
+    def _module_trains(self) -> bool:
+        """Does the module whose code runs now call anything that may train, anywhere?"""
+        home = self._where
+        key = id(home)
+        known = self._trains.get(key)
+        if known is None:
+            text = self.model.source if home is None else getattr(home, "text", None)
+            known = self._trains[key] = text is None or _TRAINS_SOMEWHERE.search(text) is not None
+        return known
+
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:
         # (A loop over a list of datasets iterates the list, not the datasets.)
         for dataset in [value] if isinstance(value, DatasetValue) else []:
@@ -300,4 +319,5 @@ class Datasets(InterpreterState):
                         or _within(path.ops[-1].call, iter_expr))
                    for path in dataset.paths):
                 bookkeeping = "peek"
-            self._consume(bookkeeping or ("eval-loop" if _evaluates(stmt) else "for"), stmt, dataset, iter_expr)
+            self._consume(bookkeeping or ("eval-loop" if _evaluates(stmt, self._module_trains()) else "for"),
+                          stmt, dataset, iter_expr)

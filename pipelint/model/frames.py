@@ -88,6 +88,8 @@ class InterpreterState:
         #: The module each class of another project module lives in.
         self._class_homes: dict[cst.ClassDef, object] = {}
         self._receivers: frozenset[str] | None = None
+        #: id(module run: None for this one) -> does its text call anything that may train.
+        self._trains: dict[int, bool] = {}
         #: What this module's functions returned in their own runs, by name, and those that
         #: modules importing them call (`_run_importers`): their callers are known.
         self._returned: dict[str, object] = {}

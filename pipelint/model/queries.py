@@ -14,6 +14,7 @@ what keeps pandas `.map`, Spark `.cache()` and a user's own `Batcher.batch()` si
 from __future__ import annotations
 
 import io
+import keyword
 import os
 import re
 import tokenize
@@ -29,7 +30,7 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
-from pipelint.model.syntax import all_params, block_body, find_arg, literal_int
+from pipelint.model.syntax import all_params, block_body, find_arg, is_false, literal_int
 from pipelint.target import Target
 from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, Op, OpSite, Origin
 
@@ -133,6 +134,115 @@ class _AssignCollector(cst.CSTVisitor):
         self.assigns.append(node)
 
 
+class _IfCollector(cst.CSTVisitor):
+    """Every `if` statement in a module, at any depth."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.If] = []
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> list[cst.If]:
+        collector = cls()
+        node.visit(collector)
+        return collector.found
+
+    def visit_If(self, node: cst.If) -> None:
+        self.found.append(node)
+
+
+class _CallOnly:
+    """A call asked about as an op's call is (`_in_dead_function` keys on `.call`)."""
+
+    def __init__(self, call: cst.Call) -> None:
+        self.call = call
+
+
+def _without_comments(source: str) -> str:
+    if "#" not in source:
+        return source
+    try:
+        comments = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    lines = source.splitlines(keepends=True)
+    for comment in reversed(comments):
+        row, column = comment.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:column] + line[column + len(comment.string):]
+    return "".join(lines)
+
+
+Mention = tuple[str, list[str], "str | None", int]
+
+
+def _name_mentions(source: str) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
+    """Per name, each mention that is not a binding or an attribute: the token before it, the
+    three after it, the name bound by the statement whose value the mention starts (`gen =
+    datagen.flow(`), and its block depth; and per name the block depths of its bindings. A
+    mention as the sole argument of `next(` reads as ("(", [")"...]); other calls' arguments
+    read as "call"."""
+    try:
+        every = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return {}, {}
+    tokens: list[tuple[tokenize.TokenInfo, int]] = []
+    starts: set[int] = {0}  # indices of the tokens that begin a statement
+    depth = 0
+    for token in every:
+        if token.type == tokenize.INDENT:
+            depth += 1
+        elif token.type == tokenize.DEDENT:
+            depth -= 1
+        elif token.type == tokenize.NEWLINE or token.string == ";":
+            starts.add(len(tokens) + (token.string == ";"))
+            if token.string == ";":
+                tokens.append((token, depth))
+        elif token.type not in (tokenize.COMMENT, tokenize.NL):
+            tokens.append((token, depth))
+    found: dict[str, list[Mention]] = {}
+    bindings: dict[str, list[int]] = {}
+    for index, (token, depth) in enumerate(tokens):
+        if token.type != tokenize.NAME or keyword.iskeyword(token.string):
+            continue
+        previous = tokens[index - 1][0].string if index else ""
+        following = [t.string for t, _ in tokens[index + 1:index + 4]]
+        if previous == ".":
+            continue
+        if following[:1] == ["="] or (previous == "for" and following[:1] == ["in"]):
+            bindings.setdefault(token.string, []).append(depth)
+            continue
+        if previous in ("import", "as", "def", "class"):
+            continue
+        if previous == "(" and following[:1] == [")"] and (index < 2 or tokens[index - 2][0].string != "next"):
+            previous = "call"  # `f(gen)`: handed on, a use
+        # (`name = gen.flow(`, a statement of its own; not a keyword argument `validation_data=`)
+        bound = tokens[index - 2][0].string if previous == "=" and index - 2 in starts \
+            and tokens[index - 2][0].type == tokenize.NAME else None
+        found.setdefault(token.string, []).append((previous, following, bound, depth))
+    return found, bindings
+
+
+# The names a snippet pasted from TensorFlow's docs uses without importing them.
+_CONVENTIONAL_NAMES = {"tf": "tensorflow", "keras": "keras"}
+
+
+def _pasted_names(source: str) -> dict[str, str]:
+    """`tf`/`keras` in a module that never imports or binds them and only ever reads attributes
+    of them (`tf.data.Dataset...` pasted from the docs, a notes file): the names can only mean
+    TensorFlow and Keras, so the module is read as if it imported them."""
+    found: dict[str, str] = {}
+    for local, module in _CONVENTIONAL_NAMES.items():
+        if f"{local}." not in source:
+            continue
+        if re.search(rf"^\s*(?:import|from)\s+{module}\b", source, re.M):
+            continue  # imports the package under another name or in part: its own choice
+        if any(source[m.end():m.end() + 1] != "." or source[m.start() - 1:m.start()] == "."
+               for m in re.finditer(rf"\b{local}\b", source)):
+            continue  # bound, passed or shadowed somewhere (`tf = ...`, `def f(tf)`, `x.tf`)
+        found[local] = module
+    return found
+
+
 class PipelineModel(KerasQueries):
     """Built once per module by `PipelineModel.build(module)`; read by every rule."""
 
@@ -144,6 +254,9 @@ class PipelineModel(KerasQueries):
         loaded = getattr(project, "loaded_modules", None)
         for local, module in (loaded() if loaded is not None else {}).items():
             self.imports.names.setdefault(local, module)  # `loading = importlib.util.module_from_spec(spec)`
+        self._source = source
+        for local, module in _pasted_names(self.source).items():
+            self.imports.names.setdefault(local, module)
         self.op_sites: dict[cst.Call, OpSite] = {}
         self.consumers: list[Consumer] = []
         self.origins: list[Origin] = []
@@ -170,6 +283,10 @@ class PipelineModel(KerasQueries):
         self._never_called: dict[str, bool] = {}
         self._dropped: dict[Op, bool] = {}
         self._unused_names: set[str] | None = None
+        self._name_mentions: dict[str, list[Mention]] | None = None
+        self._name_bindings: dict[str, list[int]] = {}
+        self._false_blocks: list[cst.BaseSuite] | None = None
+        self._without_comments: str | None = None
         #: Run as a caller of another project module: the datasets each of that module's
         #: functions received here, by qualified name (`Class.method`) and parameter.
         self.seeds: dict[str, dict[str, object]] = {}
@@ -248,12 +365,18 @@ class PipelineModel(KerasQueries):
                or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == function
                for site in self.calls):
             return False
-        if len(re.findall(rf"\b{re.escape(function)}\b", self.source)) > 1:
+        if len(re.findall(rf"\b{re.escape(function)}\b", self._code())) > 1:
             return False  # named elsewhere here: handed on, registered, called through a name
         read = read_by_importers(self.project, function)
         # No project module imports this one: dead when it runs as a script (top to bottom) and
         # never calls it; a file of definitions alone may be imported from outside the project.
         return read is False or (read is None and self._runs_as_script())
+
+    def _code(self) -> str:
+        """The module's text without its comments (`# train()` calls nothing)."""
+        if self._without_comments is None:
+            self._without_comments = _without_comments(self.source)
+        return self._without_comments
 
     def toy_source(self, path: DatasetPath) -> bool:
         """Does the path start from a handful of numbers written in the source (`range(100)`,
@@ -343,6 +466,95 @@ class PipelineModel(KerasQueries):
                         self._enclosing[call] = function.name.value
         function = self._enclosing.get(op.call)
         return function is not None and self.never_called(function)
+
+    def in_dead_function(self, call: cst.Call) -> bool:
+        """Is `call` written in a function of this module that never runs?"""
+        return self._in_dead_function(_CallOnly(call))
+
+    def only_looked_at(self, call: cst.Call, passes: frozenset[str], neutral: frozenset[str] = frozenset()) -> bool:
+        """Is what `call` builds never used for work: written in code that never runs (a function
+        nobody calls, an `if` on a flag the module sets to False), or bound to a name that the
+        module reads only to call one of `passes` on it (`datagen.flow(...)`) where it was bound,
+        the results of which are in turn bound to names never read, or read only by one
+        `next(...)` where they were made (a look at a batch)? Calls of `neutral` methods on it (`datagen.fit(x)`) use
+        nothing. Any other mention (an argument, a loop, a return, a read by another module)
+        counts as use."""
+        if self.in_dead_function(call) or self._under_false_flag(call):
+            return True
+        name = self._bound_name(call)
+        if name is None:
+            return False
+        uses = self._mentions().get(name, [])
+        for previous, following, flow_result, depth in uses:
+            if following[:1] == ["."] and following[1:2] and following[1] in neutral:
+                continue
+            if following[:1] == ["."] and following[1:2] and following[1] in passes and following[2:3] == ["("]:
+                # (a flow made in a loop below the generator's binding makes batches for real)
+                if flow_result is None or depth > self._binding_depth(name) \
+                        or not self._looked_at_name(flow_result):
+                    return False
+                continue
+            return False
+        return True
+
+    def _looked_at_name(self, name: str) -> bool:
+        if self._imported_from_here(name):
+            return False
+        mentions = self._mentions().get(name, [])
+        for previous, following, _, depth in mentions:
+            looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("]
+            # One `next(gen)` where it was made is a look; pulled in a loop below it, batches are
+            # produced for real (augmented copies written to disk).
+            if looks and depth <= self._binding_depth(name):
+                continue
+            return False
+        return True
+
+    def _binding_depth(self, name: str) -> int:
+        depths = self._mention_bindings().get(name, [])
+        return min(depths) if depths else 0
+
+    def _bound_name(self, call: cst.Call) -> str | None:
+        """The plain name `call`'s value is bound to (`datagen = ImageDataGenerator(...)`)."""
+        top = {id(small) for stmt in self.module.body if isinstance(stmt, cst.SimpleStatementLine)
+               for small in stmt.body}
+        for assign in _AssignCollector.of(self.module):
+            if assign.value is call and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+                name = assign.targets[0].target.value
+                return None if id(assign) in top and self._imported_from_here(name) else name
+        return None
+
+    def _imported_from_here(self, name: str) -> bool:
+        """May another module import this module-level name: one of the project's importers reads
+        it, or the module is a file of definitions (not a script or notebook) nobody in sight
+        imports?"""
+        if self.notebook:
+            return False
+        read = read_by_importers(self.project, name)
+        return bool(read) or read is None and not self._runs_as_script()
+
+    def _mentions(self) -> dict[str, list[Mention]]:
+        """Each name's mentions other than its bindings: (token before, tokens after, the name
+        the statement binds when the mention starts its value: `gen = datagen.flow(`); a
+        mention as the argument of `next(...)` reads as previous "(" and following ")"."""
+        if self._name_mentions is None:
+            self._name_mentions, self._name_bindings = _name_mentions(self.source)
+        return self._name_mentions
+
+    def _mention_bindings(self) -> dict[str, list[int]]:
+        self._mentions()
+        return self._name_bindings
+
+    def _under_false_flag(self, call: cst.Call) -> bool:
+        """Is `call` inside the body of an `if FLAG:` whose flag the module binds once to False
+        (`do_data_augmentation = False`)?"""
+        if self._false_blocks is None:
+            self._false_blocks = []
+            for node in _IfCollector.of(self.module):
+                test = node.test
+                if isinstance(test, cst.Name) and is_false(self.bound_once(test.value)) or is_false(test):
+                    self._false_blocks.append(node.body)
+        return any(call in CallCollector.of(block).calls for block in self._false_blocks)
 
     def dropped(self, op: Op) -> bool:
         """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the

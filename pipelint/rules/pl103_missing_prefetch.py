@@ -79,6 +79,13 @@ def _anchor_op(stages: tuple[Op, ...]) -> Op:
     return stages[-1]
 
 
+def _helper_batch(path: DatasetPath) -> bool:
+    """Is the path's anchor a `batch` written in another project module?"""
+    ops = _stages(path.all_ops())
+    anchor = _anchor_op(ops) if ops else None
+    return anchor is not None and anchor.where is not None and anchor.name in BATCH_METHODS and not anchor.implicit
+
+
 def _origin_name_node(origin: Origin) -> cst.CSTNode:
     node = origin.node
     if isinstance(node, cst.Call):
@@ -516,7 +523,11 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                     f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "
                     "while tf.data's automatic `inject_prefetch` applies (TensorFlow 2.11 and later, "
                     "autotuning on); end it with `.prefetch(tf.data.AUTOTUNE)` to make the overlap explicit")
-            for path in paths:
+            # One dataset, one finding: where a path's last `batch` is in the helper module that
+            # built it (`get_ds(batch_size=16)`), the finding is that module's, and the path of
+            # the helper's other branch (`if batch_size:`) is not reported here as well.
+            helper_batched = [path for path in paths if _helper_batch(path)]
+            for path in helper_batched or paths:
                 ops = _stages(path.all_ops())
                 last = ops[-1] if ops else None
                 anchor = _anchor_op(ops) if ops else None

@@ -6,6 +6,8 @@ from pipelint.rules.base import At, Invalid, Rule, RuleContext
 # `keras.preprocessing.image` (also `tf.keras...`, `tf_keras...`), `keras.legacy.preprocessing.image`
 # (`keras.src.legacy...`) and the standalone `keras_preprocessing.image` of Keras 2.
 _ROOTS = ("keras", "keras_preprocessing")
+# The methods that turn a generator into batches: the generator matters only if their result is used.
+_FLOWS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 
 
 class ImageDataGeneratorDeprecated(Rule):
@@ -128,6 +130,8 @@ No automatic fix.
             name = site.qualified_name
             if not name or not name.endswith(".ImageDataGenerator") or name.split(".", 1)[0] not in _ROOTS:
                 continue
+            if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})):
+                continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             ctx.report(site.call.func,
                        "`ImageDataGenerator` is deprecated and augments in Python one batch at a time; "
                        "use `keras.utils.image_dataset_from_directory` with preprocessing layers "

@@ -1,0 +1,198 @@
+"""Precision classes met on projects nobody on the team had read (issue 29, sets A-F read after
+their first contact), each on code shaped like the real case: a generator nothing trains on, a
+loop that only scores a model in a module that trains nothing, a helper's batched dataset
+finished by its callers, and a snippet pasted without its imports."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from pipelint.api import check_paths
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def _found(root: Path, *codes: str) -> list[tuple[str, int, str]]:
+    return sorted((Path(d.path).relative_to(root).as_posix(), d.line, d.code)
+                  for d in check_paths([root], select=list(codes)))
+
+
+# --- PL403: an ImageDataGenerator nothing trains on ------------------------------------------
+
+TRAIN_SCRIPT = """
+    from tensorflow.keras.preprocessing.image import ImageDataGenerator
+    train_datagen = ImageDataGenerator(rescale=1. / 255, horizontal_flip=True)
+    test_datagen = ImageDataGenerator(rescale=1. / 255)
+    train_generator = train_datagen.flow_from_directory("data/train", target_size=(224, 224))
+    test_generator = test_datagen.flow_from_directory("data/test", target_size=(224, 224))
+    images, labels = next(test_generator)
+    model.fit(train_generator, epochs=10)
+"""
+
+
+def test_generator_whose_flow_is_never_used_is_not_reported(tmp_path):
+    root = _project(tmp_path, {"train.py": TRAIN_SCRIPT})
+    # the training generator (line 2) is; the test generator's flow is only looked at
+    assert _found(root, "PL403") == [("train.py", 2, "PL403")]
+
+
+def test_generator_in_a_function_nothing_calls_and_behind_a_false_flag(tmp_path):
+    root = _project(tmp_path, {"train.py": """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def alexnet_train():
+            datagen = ImageDataGenerator(rotation_range=20)
+            model.fit(datagen.flow_from_directory("data"), epochs=3)
+
+        # alexnet_train()
+        do_data_augmentation = False
+        if do_data_augmentation:
+            datagen = ImageDataGenerator(rotation_range=40)
+        else:
+            datagen = None
+        print(datagen)
+    """})
+    assert _found(root, "PL403") == []
+
+
+def test_generator_handed_on_or_pulled_in_a_loop_is_reported(tmp_path):
+    root = _project(tmp_path, {
+        "augment.py": """
+            import os
+            import cv2
+            from tensorflow.keras.preprocessing.image import ImageDataGenerator
+            datagen = ImageDataGenerator(rotation_range=15, zoom_range=0.2)
+            for file in os.listdir("src"):
+                gen = datagen.flow(load(file), batch_size=1)
+                for i in range(5):
+                    batch = gen.next()[0]
+                    cv2.imwrite(f"out/{file}_{i}.jpg", batch * 255)
+        """,
+        "loader.py": """
+            from keras.preprocessing.image import ImageDataGenerator
+            def make(directory):
+                datagen = ImageDataGenerator(rescale=1 / 255)
+                return datagen.flow_from_directory(directory)
+        """,
+        "fit_inline.py": """
+            from keras.preprocessing.image import ImageDataGenerator
+            datagen = ImageDataGenerator(width_shift_range=0.1)
+            datagen.fit(x_train)
+            model.fit(datagen.flow(x_train, y_train), epochs=5)
+        """,
+    })
+    assert _found(root, "PL403") == [("augment.py", 4, "PL403"), ("fit_inline.py", 2, "PL403"),
+                                     ("loader.py", 3, "PL403")]
+
+
+def test_module_level_generator_another_module_imports_is_reported(tmp_path):
+    root = _project(tmp_path, {
+        "data.py": """
+            from keras.preprocessing.image import ImageDataGenerator
+            train_datagen = ImageDataGenerator(rescale=1 / 255)
+        """,
+        "train.py": """
+            from data import train_datagen
+            model.fit(train_datagen.flow_from_directory("data"), epochs=5)
+        """,
+    })
+    assert _found(root, "PL403") == [("data.py", 2, "PL403")]
+
+
+# --- PL201: a module that trains nothing only scores --------------------------------------
+
+ANALYSIS = """
+    import tensorflow as tf
+
+    def prepare_dataset():
+        test_ds = tf.keras.utils.image_dataset_from_directory("/data/test", batch_size=64)
+        return test_ds.map(lambda x, y: (x / 255.0, y)).cache().prefetch(tf.data.AUTOTUNE)
+
+    test_ds = prepare_dataset()
+    for checkpoint in checkpoints:
+        model.load_weights(checkpoint)
+        total = 0.0
+        for image, _ in test_ds:
+            total += tf.reduce_mean(tf.image.psnr(image, model(image), 1.0))
+        print(checkpoint, total)
+"""
+
+
+def test_cache_after_shuffling_source_in_a_scoring_script_is_quiet(tmp_path):
+    root = _project(tmp_path, {"analysis/psnr.py": ANALYSIS})
+    assert _found(root, "PL201") == []
+
+
+def test_same_loop_in_a_module_that_trains_is_reported(tmp_path):
+    trains = ANALYSIS.replace("    for checkpoint in checkpoints:",
+                              "    model.compile(optimizer='adam', loss='mse')\n    for checkpoint in checkpoints:")
+    trains = trains.replace("total += tf.reduce_mean(tf.image.psnr(image, model(image), 1.0))",
+                            "total += model.train_on_batch(image, image)")
+    root = _project(tmp_path, {"train.py": trains})
+    assert _found(root, "PL201") == [("train.py", 5, "PL201")]
+
+
+# --- PL103: a helper's batched dataset, finished by each caller -------------------------------
+
+def test_missing_prefetch_reported_once_at_the_helpers_batch(tmp_path):
+    root = _project(tmp_path, {
+        "requirements.txt": "tensorflow==2.4.0\n",
+        "data/loader.py": """
+            import tensorflow as tf
+
+            def get_ds(pattern, batch_size=None):
+                ds = tf.data.Dataset.list_files(pattern).map(load, num_parallel_calls=tf.data.AUTOTUNE)
+                if batch_size:
+                    ds = ds.batch(batch_size=batch_size)
+                return ds
+        """,
+        "train_a.py": """
+            import tensorflow as tf
+            from data.loader import get_ds
+            ds = get_ds("/data/*.png", batch_size=16)
+            ds = ds.map(lambda d, l: (tf.cast(d, tf.float32) / 255.0, l))
+            model.fit(ds, epochs=20)
+        """,
+        "train_b.py": """
+            import tensorflow as tf
+            from data.loader import get_ds
+            ds = get_ds("/data/*.png", batch_size=32)
+            ds = ds.map(lambda d, l: (tf.cast(d, tf.float32) / 255.0, l))
+            model.fit(ds, epochs=20)
+        """,
+    })
+    assert _found(root, "PL103") == [("data/loader.py", 6, "PL103")]
+
+
+# --- a snippet pasted from the docs, without its imports --------------------------------------
+
+def test_snippet_without_imports_reads_tf_as_tensorflow(tmp_path):
+    root = _project(tmp_path, {
+        "requirements.txt": "tensorflow==2.3.0\n",
+        "vae.py": """
+            (x_train, _), _ = tf.keras.datasets.mnist.load_data()
+            train_dataset = tf.data.Dataset.from_tensor_slices(x_train)
+            train_dataset = train_dataset.shuffle(buffer_size=1024).batch(64)
+            for epoch in range(3):
+                for step, x in enumerate(train_dataset):
+                    with tf.GradientTape() as tape:
+                        loss = model(x)
+                    grads = tape.gradient(loss, model.trainable_weights)
+                    optimizer.apply_gradients(zip(grads, model.trainable_weights))
+        """,
+        "bound.py": """
+            def run(tf):
+                ds = tf.data.Dataset.from_tensor_slices(x).batch(64)
+                for x in ds:
+                    step(x)
+        """,
+    })
+    # `tf` is a parameter in bound.py: whatever it is, it is not read as TensorFlow
+    assert _found(root, "PL103") == [("vae.py", 3, "PL103")]
