@@ -196,3 +196,39 @@ def test_snippet_without_imports_reads_tf_as_tensorflow(tmp_path):
     })
     # `tf` is a parameter in bound.py: whatever it is, it is not read as TensorFlow
     assert _found(root, "PL103") == [("vae.py", 3, "PL103")]
+
+
+
+def test_missing_prefetch_of_unbatched_splits_sits_on_each_split(tmp_path):
+    root = _project(tmp_path, {
+        "requirements.txt": "tensorflow==2.6.0\n",
+        "train.py": """
+            import tensorflow as tf
+            dataset = tf.data.Dataset.list_files("photos/*.jpg").map(
+                lambda p: tf.py_function(load, [p], tf.float32))
+            dataset = dataset.shuffle(buffer_size=1000, seed=19)
+            validation = dataset.take(300)
+            train = dataset.skip(300)
+            model.compile(optimizer="adamax", loss="mse")
+            model.fit(train, validation_data=validation, epochs=10)
+        """,
+    })
+    assert _found(root, "PL103") == [("train.py", 5, "PL103"), ("train.py", 6, "PL103")]
+
+
+def test_toy_array_rebound_cell_after_cell_is_still_a_toy(tmp_path):
+    root = _project(tmp_path, {"tutorial.py": """
+        import numpy as np
+        import tensorflow as tf
+        x = np.random.sample((100, 2))
+        dataset = tf.data.Dataset.from_tensor_slices(x)
+        for el in dataset.map(load_row):
+            train_step(el)
+        x = np.array([[1], [2], [3], [4]])
+        dataset = tf.data.Dataset.from_tensor_slices(x)
+        dataset = dataset.map(lambda x: x * 2)
+        for el in dataset:
+            train_step(el)
+    """})
+    # the second map doubles four numbers written in the source: no advice worth reading
+    assert _found(root, "PL101") == [("tutorial.py", 5, "PL101")]

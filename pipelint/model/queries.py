@@ -150,6 +150,27 @@ class _IfCollector(cst.CSTVisitor):
         self.found.append(node)
 
 
+class _Finder(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target, self.found = target, False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = True
+        return not self.found
+
+
+def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
+    finder = _Finder(node)
+    tree.visit(finder)
+    return finder.found
+
+
+def _names_bound_in(stmt: cst.CSTNode) -> set[str]:
+    return {t.target.value for assign in _AssignCollector.of(stmt) for t in assign.targets
+            if isinstance(t.target, cst.Name)}
+
+
 class _CallOnly:
     """A call asked about as an op's call is (`_in_dead_function` keys on `.call`)."""
 
@@ -391,7 +412,7 @@ class PipelineModel(KerasQueries):
         if path.origin.kind != "tensorflow.data.Dataset.from_tensor_slices":
             return False
         given = find_arg(node, "tensors", 0)
-        return given is not None and self._few_numbers(given.value)
+        return given is not None and self._few_numbers(given.value, anchor=node)
 
     def toy_pipeline(self, path: DatasetPath, then: Op | None = None) -> bool:
         """A `toy_source` whose functions (those of its ops, and of `then`, the op that continues
@@ -411,6 +432,22 @@ class PipelineModel(KerasQueries):
                 return False
         return True
 
+    def _top_level_binding_before(self, name: str, node: cst.CSTNode) -> cst.BaseExpression | None:
+        """The value of the last top-level `name = ...` before the top-level statement holding
+        `node` (a tutorial rebinds `x` cell after cell: each dataset reads the latest)."""
+        latest = None
+        for stmt in self.module.body:
+            if _contains(stmt, node):
+                return latest
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign) and any(
+                            isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets):
+                        latest = small.value if len(small.targets) == 1 else None
+            elif name in _names_bound_in(stmt):
+                latest = None  # bound in a block: which value holds is not known here
+        return None
+
     def _int_value(self, expr: cst.BaseExpression) -> int | None:
         """An integer literal, or a name the module binds once to one (`num_items = 11`)."""
         if isinstance(expr, cst.Name):
@@ -418,11 +455,13 @@ class PipelineModel(KerasQueries):
             return literal_int(bound) if bound is not None else None
         return literal_int(expr)
 
-    def _few_numbers(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    def _few_numbers(self, expr: cst.BaseExpression, depth: int = 0, anchor: cst.CSTNode | None = None) -> bool:
         if depth > 3:
             return False
         if isinstance(expr, cst.Name):
             bound = self.bound_once(expr.value)
+            if bound is None and anchor is not None:
+                bound = self._top_level_binding_before(expr.value, anchor)
             return bound is not None and self._few_numbers(bound, depth + 1)
         if isinstance(expr, (cst.List, cst.Tuple)):
             return 0 < len(expr.elements) <= _TOY_ELEMENTS and all(

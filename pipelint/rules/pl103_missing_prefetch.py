@@ -79,6 +79,26 @@ def _anchor_op(stages: tuple[Op, ...]) -> Op:
     return stages[-1]
 
 
+_SPLITS = frozenset({"take", "skip", "shard"})
+
+
+def _split_end(model, path: DatasetPath, paths: tuple[DatasetPath, ...]) -> Op | None:
+    """The `take`/`skip` that ends this path, where the pipeline before it is split in two or more
+    datasets used apart (`val = ds.take(n)`, `train = ds.skip(n)`; not the branches of an `if`
+    that feed the same consumer)."""
+    if len(path.ops) < 2:
+        return None
+    end, before = path.ops[-1], path.ops[-2]
+    if end.name not in _SPLITS or end.implicit or end.where is not None:
+        return None
+    if any(other is not path and any(op is before for op in other.ops) and all(op is not end for op in other.ops)
+           for other in paths):
+        return None
+    # (another pipeline continues from the same point without this op: a sibling split, not a
+    # branch that joins again at this `take`)
+    return end if any(tail and all(op is not end for op in tail) for tail in model.continuations(before)) else None
+
+
 def _helper_batch(path: DatasetPath) -> bool:
     """Is the path's anchor a `batch` written in another project module?"""
     ops = _stages(path.all_ops())
@@ -531,6 +551,11 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                 ops = _stages(path.all_ops())
                 last = ops[-1] if ops else None
                 anchor = _anchor_op(ops) if ops else None
+                split = _split_end(model, path, paths)
+                if split is not None and (anchor is None or anchor.name not in BATCH_METHODS):
+                    # Unbatched splits of one pipeline (`take`/`skip`): each is a dataset of its own
+                    # that ends there, and its end is where its prefetch goes.
+                    anchor = last = split
                 key = id(anchor.call if anchor is not None and not anchor.implicit else path.origin.node)
                 if key in reported:
                     continue
