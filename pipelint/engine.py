@@ -662,10 +662,15 @@ def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | N
     display_path = DisplayPaths(cwd or Path.cwd())
     contents = contents or {}
     jobs = jobs or os.cpu_count() or 1
+    index_error = None
     if project is None:
         from pipelint.project import ProjectIndex
 
-        project = ProjectIndex.build(files, contents, jobs=jobs)
+        try:
+            project = ProjectIndex.build(files, contents, jobs=jobs)
+        except Exception as error:  # noqa: BLE001 - a bug in the project pass: each file is still checked alone
+            project = ProjectIndex.build([], {}, jobs=1)
+            index_error = f"project index failed, files checked one by one: {type(error).__name__}: {error}"
     tasks = [(path, display_path(path), resolver.for_path(path), fix_mode, contents.get(path))
              for path in files]
     if jobs <= 1 or len(tasks) < _MIN_FILES_FOR_POOL:
@@ -683,4 +688,7 @@ def check_files(files: Sequence[Path], resolver: SettingsResolver, jobs: int | N
         tasks.sort(key=_task_size, reverse=True)
         with ProcessPoolExecutor(max_workers=jobs, initializer=_use_project, initargs=(project,)) as pool:
             results = list(pool.map(_check_task, tasks, chunksize=max(1, len(tasks) // (jobs * 16))))
-    return sorted(results, key=lambda r: r.path)
+    results = sorted(results, key=lambda r: r.path)
+    if index_error is not None and results:
+        results[0].diagnostics.insert(0, _engine_diagnostic(results[0].path, "PL000", index_error))
+    return results

@@ -232,3 +232,88 @@ def test_toy_array_rebound_cell_after_cell_is_still_a_toy(tmp_path):
     """})
     # the second map doubles four numbers written in the source: no advice worth reading
     assert _found(root, "PL101") == [("tutorial.py", 5, "PL101")]
+
+
+# --- robustness: what a real project's layout did to the project pass -------------------------
+
+def test_scripts_directories_importing_each_other_in_a_cycle_end(tmp_path):
+    # Two script directories whose modules re-export each other's names (a real project's
+    # Research/ and Software/ copies): resolving a name went round without end.
+    root = _project(tmp_path, {
+        "Research/unet.py": """
+            from model import UNet
+            import tensorflow as tf
+            ds = tf.data.Dataset.range(8).map(load)
+            UNet().fit(ds)
+        """,
+        "Research/model.py": "from unet import UNet\n",
+        "Software/unet.py": "from model import UNet\n",
+        "Software/model.py": "from unet import UNet\nclass Net(UNet):\n    pass\n",
+    })
+    found = _found(root, "PL000", "PL101")
+    assert ("Research/unet.py", 3, "PL101") in found
+    assert not any(code == "PL000" for _, _, code in found)
+
+
+def test_a_failing_project_pass_leaves_each_file_checked(tmp_path, monkeypatch):
+    from pipelint.project import ProjectIndex
+
+    real_build = ProjectIndex.build
+
+    def failing(files, contents, jobs=None):
+        if files:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_build(files, contents, jobs=jobs)
+
+    monkeypatch.setattr(ProjectIndex, "build", staticmethod(failing))
+    root = _project(tmp_path, {"a.py": "import tensorflow as tf\nds = tf.data.Dataset.range(8).map(load)\n"
+                                       "for x in ds:\n    train_step(x)\n"})
+    found = _found(root, "PL000", "PL101")
+    assert found == [("a.py", 1, "PL000"), ("a.py", 2, "PL101")]
+
+
+# --- TF 1.x: pipelines consumed through iterators ---------------------------------------------
+
+TF1_TRAINER = """
+    import tensorflow as tf
+
+    class Trainer:
+        def train_model(self, files, optimizer_fn, epochs):
+            dataset = tf.data.TFRecordDataset(files).repeat(epochs).map(parse)
+            batches = dataset.padded_batch(batch_size=32, padded_shapes=SHAPES)
+            iterator = batches.make_initializable_iterator()
+            next_batch = iterator.get_next()
+            optimizer = optimizer_fn(loss)
+            with tf.Session() as session:
+                session.run(iterator.initializer)
+                while True:
+                    value = session.run(next_batch)
+                    session.run([optimizer, loss], feed_dict={inputs: value})
+"""
+
+
+def test_tf1_iterator_in_a_function_that_trains_is_a_training_loop(tmp_path):
+    root = _project(tmp_path, {"README.md": "Requires Tensorflow 1.12.0\\n", "trainer.py": TF1_TRAINER})
+    assert _found(root, "PL101", "PL103") == [("trainer.py", 5, "PL101"), ("trainer.py", 6, "PL103")]
+
+
+def test_tf1_iterator_benchmark_that_trains_nothing_is_quiet(tmp_path):
+    benchmark = TF1_TRAINER.replace("            optimizer = optimizer_fn(loss)\n", "").replace(
+        "session.run([optimizer, loss], feed_dict={inputs: value})", "print(value)")
+    root = _project(tmp_path, {"README.md": "Requires Tensorflow 1.12.0\\n", "bench.py": benchmark})
+    assert _found(root, "PL103") == []
+
+
+def test_one_optimizer_compiled_in_a_function_nothing_calls_is_quiet(tmp_path):
+    root = _project(tmp_path, {"train.py": """
+        import sys
+        from keras.optimizers import Adam
+        sys.path.append("./utils")
+
+        def train(**kwargs):
+            opt = Adam(lr=1e-3)
+            generator.compile(loss="mae", optimizer=opt)
+            combined.compile(loss="mae", optimizer=opt)
+            print("train the GAN")
+    """})
+    assert _found(root, "PL401") == []

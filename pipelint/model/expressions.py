@@ -5,6 +5,8 @@ or the chain carries tf.data-only evidence; calls to local helpers are inlined.
 """
 from __future__ import annotations
 
+import re
+
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -22,7 +24,32 @@ from pipelint.model.values import (
 )
 
 
+#: TF 1.x iterators over a dataset: made by a method of it, or by a function given it.
+_TF1_ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+_TF1_ITERATOR_FUNCTIONS = frozenset({
+    f"tensorflow.{prefix}data.{name}" for prefix in ("", "compat.v1.")
+    for name in ("make_one_shot_iterator", "make_initializable_iterator")})
+# What a TF 1.x training graph is built with.
+_TF1_TRAINING = re.compile(r"\.minimize\s*\(|\bgradients\s*\(|apply_gradients\s*\(|\w*[Oo]ptimizer\w*\s*\(|"
+                           r"\btrain_op\b|GradientTape")
+
+
 class Expressions(InterpreterState):
+
+    def _tf1_iteration_kind(self, frame: Frame) -> str:
+        """A TF 1.x iterator (`ds.make_one_shot_iterator()`) made in a function, or module, that
+        trains (`optimizer.minimize(loss)`, `tf.gradients`, a train op): its `get_next()` feeds the
+        steps, as a loop over the dataset would ("iter"); elsewhere it reads the data ("pass":
+        a benchmark of iterators, a conversion)."""
+        function = frame.function
+        key = id(function)
+        known = self._tf1_trains.get(key)
+        if known is None:
+            home = self._where
+            text = self.module.code_for_node(function) if function is not None \
+                else self.model.source if home is None else getattr(home, "text", "")
+            known = self._tf1_trains[key] = _TF1_TRAINING.search(text) is not None
+        return "iter" if known else "pass"
     def _eval(self, expr: cst.BaseExpression, frame: Frame) -> object:
         value = self._eval_expression(expr, frame)
         if expr in self._evidence_roots and not isinstance(value, DatasetValue):
@@ -227,6 +254,10 @@ class Expressions(InterpreterState):
         if qualified in PEEKING_CALLS and arg_values:
             for dataset in datasets_in(arg_values[0]):
                 self._consume("peek", call, dataset, call.args[0].value)
+        if qualified in _TF1_ITERATOR_FUNCTIONS and arg_values:
+            for dataset in datasets_in(arg_values[0]):
+                self._consume(self._tf1_iteration_kind(frame), call, dataset, call.args[0].value)
+            return None
         if qualified is not None:
             origin_value = self._constructor_value(call, qualified, frame, arg_values)
             if origin_value is not None:
@@ -294,6 +325,14 @@ class Expressions(InterpreterState):
             return None
         if isinstance(receiver_value, DatasetValue) and method == "as_numpy_iterator":
             return receiver_value  # iterating it iterates the dataset
+        if isinstance(receiver_value, DatasetValue) and method in _TF1_ITERATOR_METHODS:
+            for dataset in datasets_in(receiver_value):
+                self._consume(self._tf1_iteration_kind(frame), call, dataset, func.value)
+            return None
+        if method == "make_initializer" and arg_values:
+            # `iterator.make_initializer(train_ds)`: a reinitializable TF 1.x iterator over it
+            for dataset in datasets_in(arg_values[0]):
+                self._consume(self._tf1_iteration_kind(frame), call, dataset, call.args[0].value)
         if isinstance(receiver_value, DatasetValue) and method in DATASET_METHODS:
             if method == "apply" and call.args:
                 applied = self._apply_function(call.args[0].value, receiver_value, call, frame)

@@ -178,19 +178,16 @@ class _CallOnly:
         self.call = call
 
 
-def _without_comments(source: str) -> str:
-    if "#" not in source:
-        return source
+def _name_counts(source: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
     try:
-        comments = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.NAME:
+                counts[token.string] = counts.get(token.string, 0) + 1
     except (tokenize.TokenError, SyntaxError):
-        return source
-    lines = source.splitlines(keepends=True)
-    for comment in reversed(comments):
-        row, column = comment.start
-        line = lines[row - 1]
-        lines[row - 1] = line[:column] + line[column + len(comment.string):]
-    return "".join(lines)
+        # (unreadable as tokens: every name counts as written twice, so nothing reads as dead)
+        return {name: 2 for name in re.findall(r"\w+", source)}
+    return counts
 
 
 Mention = tuple[str, list[str], "str | None", int]
@@ -307,7 +304,7 @@ class PipelineModel(KerasQueries):
         self._name_mentions: dict[str, list[Mention]] | None = None
         self._name_bindings: dict[str, list[int]] = {}
         self._false_blocks: list[cst.BaseSuite] | None = None
-        self._without_comments: str | None = None
+        self._name_counts: dict[str, int] | None = None
         #: Run as a caller of another project module: the datasets each of that module's
         #: functions received here, by qualified name (`Class.method`) and parameter.
         self.seeds: dict[str, dict[str, object]] = {}
@@ -386,18 +383,19 @@ class PipelineModel(KerasQueries):
                or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == function
                for site in self.calls):
             return False
-        if len(re.findall(rf"\b{re.escape(function)}\b", self._code())) > 1:
+        if self._name_tokens().get(function, 0) > 1:
             return False  # named elsewhere here: handed on, registered, called through a name
         read = read_by_importers(self.project, function)
         # No project module imports this one: dead when it runs as a script (top to bottom) and
         # never calls it; a file of definitions alone may be imported from outside the project.
         return read is False or (read is None and self._runs_as_script())
 
-    def _code(self) -> str:
-        """The module's text without its comments (`# train()` calls nothing)."""
-        if self._without_comments is None:
-            self._without_comments = _without_comments(self.source)
-        return self._without_comments
+    def _name_tokens(self) -> dict[str, int]:
+        """How many times each name is written in the module's code (not in its comments, `#
+        train()`, nor in its strings, `"train"`)."""
+        if self._name_counts is None:
+            self._name_counts = _name_counts(self.source)
+        return self._name_counts
 
     def toy_source(self, path: DatasetPath) -> bool:
         """Does the path start from a handful of numbers written in the source (`range(100)`,

@@ -955,7 +955,10 @@ class ProjectIndex:
 
     def _resolve_name(self, qualified: str, package: str, depth: int = 0) -> tuple[str, str] | None:
         if package.startswith(_SCRIPT_DIRECTORY):
-            found = self.resolve(f"{package}.{qualified}")
+            # (within a chain of re-exports, the depth goes along: two scripts' directories that
+            # import each other's names in a cycle end at `_MAX_REEXPORTS`)
+            found = self.resolve(f"{package}.{qualified}") if depth == 0 \
+                else self._resolve_name(f"{package}.{qualified}", "", depth)
             if found is not None:
                 return found
         parts = qualified.split(".")
