@@ -317,3 +317,71 @@ def test_one_optimizer_compiled_in_a_function_nothing_calls_is_quiet(tmp_path):
             print("train the GAN")
     """})
     assert _found(root, "PL401") == []
+
+
+# --- PL402: the project's own `fit_generator` and Keras' ----------------------------------------
+
+def test_fit_generator_of_the_projects_wrapper_class_is_not_a_keras_call(tmp_path):
+    root = _project(tmp_path, {
+        "models/ctc_model.py": """
+            import keras
+
+            class CtcModel:
+                def __init__(self, units):
+                    self._model = keras.Sequential([keras.layers.Dense(units)])
+
+                def fit_generator(self, train_gen, val_gen, lrate, epochs):
+                    self._model.compile(optimizer="adam", loss="mse")
+                    self._model.fit_generator(train_gen, steps_per_epoch=100, epochs=epochs)
+        """,
+        "train_ctc.py": """
+            import keras
+            from models.ctc_model import CtcModel
+
+            def build_model(units):
+                return CtcModel(units)
+
+            ctc_model = build_model(32)
+            ctc_model.fit_generator(train_gen, val_gen, 0.001, 10)
+        """,
+    })
+    # the Keras model's call inside the wrapper is the one to rename; the wrapper's own is not
+    assert _found(root, "PL402") == [("models/ctc_model.py", 9, "PL402")]
+
+
+# --- a notebook cell that shows one batch through `iter(tfds.as_numpy(ds))` -------------------
+
+def test_next_of_an_iterator_where_it_was_made_is_a_look(tmp_path):
+    root = _project(tmp_path, {"check.py": """
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+        ds = tfds.load("cosmogrid", split="train")
+        ds = ds.repeat().shuffle(800).map(add_noise).batch(500).prefetch(tf.data.AUTOTUNE)
+        batches = iter(tfds.as_numpy(ds))
+        example = next(batches)
+        print(example["maps"].shape)
+    """, "train.py": """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).repeat().shuffle(800).batch(500)
+        batches = iter(ds)
+        for step in range(1000):
+            train_step(next(batches))
+    """})
+    assert _found(root, "PL204") == [("train.py", 2, "PL204")]
+
+
+# --- a loop that runs no model in a module that trains nothing: a conversion ------------------
+
+def test_conversion_loop_in_a_script_that_trains_nothing_needs_no_prefetch(tmp_path):
+    root = _project(tmp_path, {
+        "requirements.txt": "tensorflow==2.10.0\n",
+        "to_png.py": """
+            import cv2
+            import tensorflow as tf
+            import tensorflow_datasets as tfds
+            data = tfds.load("wider_face", split="train").filter(lambda x: tf.size(x["bbox"]) > 0)
+            for i, sample in enumerate(data.take(10000)):
+                cv2.imwrite(f"out/{i}.png", sample["image"].numpy())
+        """,
+    })
+    assert _found(root, "PL103") == []

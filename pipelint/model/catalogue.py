@@ -62,6 +62,9 @@ COMBINERS = frozenset(
 COMBINER_OPS = frozenset({"zip", "sample_from_datasets", "choose_from_datasets", "concatenate"})
 # Progress bars: iterating one iterates what it wraps.
 PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
+# Calls that hand back an iterable over a dataset's elements as they are (iterating it iterates
+# the dataset): progress bars, and tfds's NumPy view.
+ITERATES_DATASET = PROGRESS_BARS | {"tensorflow_datasets.as_numpy"}
 # Calls that show a few elements of a dataset (a look, not a pass over it).
 PEEKING_CALLS = frozenset({"tensorflow_datasets.as_dataframe", "tensorflow_datasets.show_examples",
                            "tensorflow_datasets.visualization.show_examples"})

@@ -60,6 +60,8 @@ def _bookkeeping_kind(loop: cst.For) -> str | None:
 
 _EVALUATING = re.compile(r"(^|_)(eval|evaluate|evaluation|test|val|valid|validate|validation|predict|"
                          r"infer|inference)(_|$)")
+# A call that runs a model (`model(x)`, `self.net(x)`, `generator(z)`).
+_MODEL = re.compile(r"(^|_)(model|net|network|classifier|encoder|decoder|generator|discriminator|autoencoder)s?(_|$)")
 _TRAINING = re.compile(r"(^|_)(train|fit|backward|minimize|gradient|gradients|apply_gradients)(_|$)|GradientTape")
 
 
@@ -71,15 +73,15 @@ _TRAINS_SOMEWHERE = re.compile(r"GradientTape|\b\w*(train|fit|backward|minimize|
 
 def _evaluates(loop: cst.For, module_trains: bool = True) -> bool:
     """Does this loop evaluate a model rather than train it? Its calls name evaluation
-    (`test_step`, `model.predict`, `validate`) or pass `training=False`, or its module trains
-    nothing anywhere (an analysis script that loads weights and scores them); and none of its
-    calls names training (`train_step`, `apply_gradients`, `tape.gradient`)."""
+    (`test_step`, `model.predict`, `validate`) or pass `training=False`, or call a model in a
+    module that trains nothing anywhere (an analysis script that loads weights and scores them);
+    and none of its calls names training (`train_step`, `apply_gradients`, `tape.gradient`)."""
     calls = CallCollector.of(loop.body).calls
     names = [(_called_name(call) or "").lower() for call in calls]
     if any(_TRAINING.search(name) for name in names):
         return False
-    if not module_trains:
-        return True
+    if not module_trains and any(_MODEL.search(name) for name in names):
+        return True  # `model(image)` in a script that trains nothing: it scores
     return any(_EVALUATING.search(name) for name in names) or any(
         arg.keyword is not None and arg.keyword.value == "training" and is_false(arg.value)
         for call in calls for arg in call.args)
@@ -319,5 +321,8 @@ class Datasets(InterpreterState):
                         or _within(path.ops[-1].call, iter_expr))
                    for path in dataset.paths):
                 bookkeeping = "peek"
-            self._consume(bookkeeping or ("eval-loop" if _evaluates(stmt, self._module_trains()) else "for"),
-                          stmt, dataset, iter_expr)
+            trains = self._module_trains()
+            # (a loop that runs no model in a module that trains nothing converts or inspects the
+            # data: a pass over it)
+            kind = "eval-loop" if _evaluates(stmt, trains) else "for" if trains else "pass"
+            self._consume(bookkeeping or kind, stmt, dataset, iter_expr)

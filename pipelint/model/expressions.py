@@ -13,7 +13,7 @@ from typing import Iterator
 import libcst as cst
 
 from pipelint.model.catalogue import (
-    DATASET_METHODS, OPTIMIZER_PREFIXES, PEEKING_CALLS, PROGRESS_BARS, TFDATA_ONLY_METHODS, TRAINING_METHODS,
+    DATASET_METHODS, ITERATES_DATASET, OPTIMIZER_PREFIXES, PEEKING_CALLS, TFDATA_ONLY_METHODS, TRAINING_METHODS,
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, dotted, find_arg, literal_int
@@ -222,8 +222,10 @@ class Expressions(InterpreterState):
     def _eval_call(self, call: cst.Call, frame: Frame) -> object:
         func = call.func
         qualified = self.qualified_name(func)
+        site = None
         if not frame.inlined:
-            self.calls.append(CallSite(call, qualified, frame.cls, frame.function))
+            site = CallSite(call, qualified, frame.cls, frame.function)
+            self.calls.append(site)
             self._locate(call, func, *call.args)
             if isinstance(func, cst.Attribute):
                 self._locate(func.attr)
@@ -240,6 +242,8 @@ class Expressions(InterpreterState):
             if method in DATASET_METHODS and call not in self._scanned_chain_calls:
                 self._scan_chain_for_evidence(call)
             receiver_value = self._eval(func.value, frame)
+            if site is not None:
+                site.receiver = receiver_value
         arg_values = [self._eval(arg.value, frame) for arg in call.args]
 
         if self._exported_to is not None:
@@ -247,7 +251,7 @@ class Expressions(InterpreterState):
             if own is not None and own in self._returned:
                 self._importers_called.add(own)
                 return self._returned[own]
-        if arg_values and isinstance(arg_values[0], DatasetValue) and (qualified in PROGRESS_BARS or (
+        if arg_values and isinstance(arg_values[0], DatasetValue) and (qualified in ITERATES_DATASET or (
                 qualified is None and isinstance(func, cst.Name) and func.value == "tqdm"
                 and "tqdm" not in frame.env and "tqdm" not in frame.locals_defs)):
             return arg_values[0]  # `for x in tqdm(ds)` iterates `ds` (a star import may bring tqdm)

@@ -323,7 +323,17 @@ class PipelineModel(KerasQueries):
         the module's view of the project index, so that calls into other modules are followed."""
         model = cls(module, source, project)
         Interpreter(model, statement_of).run()
+        model._settle_iterators()
         return model
+
+    def _settle_iterators(self) -> None:
+        """`it = iter(ds)` whose only uses are a `next(it)` or two where it was made (a notebook
+        cell that shows a batch) is a look at the data, not a loop over it."""
+        for consumer in self.consumers:
+            if consumer.kind == "iter" and isinstance(consumer.node, cst.Call) and consumer.where is None:
+                name = self._bound_name(consumer.node)
+                if name is not None and self._mentions().get(name) and self._looked_at_name(name):
+                    consumer.kind = "peek"
 
     @property
     def source(self) -> str:

@@ -304,6 +304,9 @@ class CallSite:
     qualified_name: str | None  # canonical, when the callee resolves through imports
     in_class: cst.ClassDef | None
     function: cst.FunctionDef | None = None  # the function whose own body makes the call
+    #: What the receiver of a method call evaluated to (`model.fit_generator`: the `model`), when
+    #: the interpreter knew it.
+    receiver: object = None
 
 
 def datasets_in(value: object) -> list[DatasetValue]:

@@ -219,6 +219,20 @@ class ModuleView:
         cls = next((c for c in foreign.classes if c.name.value == owner), None)
         return (foreign, cls, method) if cls is not None else None
 
+    def class_defines(self, qualified: str, method: str) -> bool:
+        """Does the class of another project module that `qualified` names define (or inherit
+        from a project base) a method `method`?"""
+        index = self.context.index
+        resolved = index.resolve(f"{qualified}.{method}", self.package)
+        if resolved is None or resolved[0] == self.name:
+            return False
+        if resolved[1] in index.modules[resolved[0]].functions:
+            return True  # (summarized: a module with datasets in it)
+        owner, _, name = resolved[1].partition(".")
+        foreign = self.context.foreign(resolved[0])
+        cls = foreign.find(owner) if foreign is not None else None
+        return isinstance(cls, cst.ClassDef) and name in foreign.methods.get(cls, {})
+
     def is_class(self, qualified: str) -> bool:
         """Does `qualified` name a class of another project module?"""
         return self.context.index.is_class(qualified, self.package)

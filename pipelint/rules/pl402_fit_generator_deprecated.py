@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
+from pipelint.model.values import ObjectValue
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import rename_attribute
 
@@ -14,6 +15,40 @@ _RENAMES = {
 # The old methods' first parameter; `fit`/`evaluate`/`predict` call it `x`.
 _OLD_FIRST_KEYWORD = "generator"
 
+
+
+# Keywords of Keras' `fit_generator`/`evaluate_generator`/`predict_generator`.
+_KERAS_KEYWORDS = frozenset({"steps_per_epoch", "steps", "epochs", "validation_data", "validation_steps",
+                             "callbacks", "workers", "use_multiprocessing", "max_queue_size", "verbose"})
+
+
+def _project_method(model, site, func: cst.Attribute) -> bool:
+    """Does this call reach the project's own method of that name (a trainer wrapper's
+    `fit_generator(lr, train_gen, val_gen)`) rather than a Keras model's? Through `self`/`super()`
+    in a class of this module that defines it, or on an instance of a class (here or in another
+    project module) that defines it."""
+    name = func.attr.value
+    receiver = func.value
+    if isinstance(receiver, cst.Name) and receiver.value in ("self", "cls") or (
+            isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"):
+        return site.in_class is not None and any(name in methods for methods in model.methods.values())
+    value = site.receiver
+    if not isinstance(value, ObjectValue):
+        return False
+    if value.cls is not None and name in model.methods.get(value.cls, {}):
+        return True
+    made = [value.node]
+    if isinstance(value.node, cst.Call) and isinstance(value.node.func, cst.Name):
+        # `ctc_model = build_model(...)`, a function of this module that returns `CtcModel(...)`
+        function = model.functions.get(value.node.func.value)
+        made += model.returns.get(function, []) if function is not None else []
+    return value.project_class is not None and _defines(model, value.project_class, name) or any(
+        isinstance(node, cst.Call) and _defines(model, model.qualified_name(node.func), name) for node in made)
+
+
+def _defines(model, qualified: str | None, method: str) -> bool:
+    """Does the project class `qualified` (imported from another module) define `method`?"""
+    return qualified is not None and model.project is not None and model.project.class_defines(qualified, method)
 
 class FitGeneratorDeprecated(Rule):
     code = "PL402"
@@ -157,18 +192,17 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
 
     def check(self, ctx: RuleContext) -> None:
         model = ctx.model
-        if not model.imports.imports_any("tensorflow", "keras", "tf_keras"):
-            return
-        # A module defining its own `fit_generator` (a trainer wrapper) calls that one.
-        own = {name for name in _RENAMES if name in model.functions
-               or any(name in methods for methods in model.methods.values())}
+        keras_module = model.imports.imports_any("tensorflow", "keras", "tf_keras")
         for site in model.calls:
             func = site.call.func
             if site.qualified_name is not None or not isinstance(func, cst.Attribute):
                 continue
             new = _RENAMES.get(func.attr.value)
-            if new is None or func.attr.value in own:
+            if new is None or _project_method(model, site, func):
                 continue
+            if not keras_module and not any(a.keyword is not None and a.keyword.value in _KERAS_KEYWORDS
+                                            for a in site.call.args):
+                continue  # (a module that imports neither: Keras' own keywords say it is its model)
             message = (f"`{func.attr.value}` was removed in Keras 3 (AttributeError) and deprecated "
                        f"since TF 2.1: `{new}` takes generators, `PyDataset`s and datasets; call `{new}`")
             ctx.report(func.attr, message, self._fix(site.call, func.attr, new))
