@@ -385,3 +385,23 @@ def test_conversion_loop_in_a_script_that_trains_nothing_needs_no_prefetch(tmp_p
         """,
     })
     assert _found(root, "PL103") == []
+
+
+def test_gan_sharing_one_adam_on_keras2_of_unnamed_release_says_what_it_shifts(tmp_path):
+    root = _project(tmp_path, {"gan.py": """
+        from keras.layers import Input
+        from keras.models import Model, Sequential
+        from keras.layers.core import Dense
+        from keras.optimizers import Adam
+
+        optimizer = Adam(0.0002, 0.5)
+        discriminator = Sequential([Dense(1, activation="sigmoid")])
+        discriminator.compile(loss="binary_crossentropy", optimizer=optimizer)
+        gan = Model(inputs=z, outputs=discriminator(generator(z)))
+        gan.compile(loss="binary_crossentropy", optimizer=optimizer)
+        gan.train_on_batch(noise, ones)
+    """})
+    (finding,) = [d for d in check_paths([root], select=["PL401"])]
+    assert finding.line == 10
+    assert "Keras 2 of TensorFlow before 2.11" in finding.message and "step count" in finding.message
+    assert "Unknown variable" not in finding.message

@@ -335,10 +335,16 @@ No automatic fix.
                 continue
             legacy = _legacy_class(site.optimizer.kind)
             what, runs = "legacy optimizer", "it runs"
-            if legacy is None and model.target.tensorflow_version < (2, 11) and site.optimizer.kind:
-                # Before TensorFlow 2.11 every Keras optimizer was what is now the legacy one.
+            target = model.target
+            if legacy is None and site.optimizer.kind and (
+                    target.tensorflow_version < (2, 11) or target.tensorflow is None and target.keras == 2):
+                # Before TensorFlow 2.11 every Keras optimizer was what is now the legacy one; code
+                # written for Keras 2 whose release is not named (`keras.layers.advanced_activations`,
+                # `fit_generator`) is read as of that era.
                 legacy = site.optimizer.kind.rsplit(".", 1)[-1]
-                what, runs = "optimizer", f"on {model.target.describe_tensorflow()} it runs"
+                era = model.target.describe_tensorflow() if target.tensorflow is not None else \
+                    f"the Keras 2 of TensorFlow before 2.11 ({target.source})"
+                what, runs = "optimizer", f"on {era} it runs"
             if legacy is not None:
                 if legacy not in _STEP_CORRECTED:
                     continue  # a legacy optimizer keeps its slots per variable: sharing it runs fine
