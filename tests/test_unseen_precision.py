@@ -1,27 +1,12 @@
-"""Precision classes met on projects nobody on the team had read (issue 29, sets A-F read after
-their first contact), each on code shaped like the real case: a generator nothing trains on, a
-loop that only scores a model in a module that trains nothing, a helper's batched dataset
-finished by its callers, and a snippet pasted without its imports."""
+"""Classes met on projects nobody on the team had read (issue 29, sets A-I read after their first
+contact), each on code shaped like the real case: a generator nothing trains on, a loop that only
+scores a model in a module that trains nothing, a helper's batched dataset finished by its
+callers, a snippet pasted without its imports, TF 1.x iterators, a project's own `fit_generator`,
+and what a real project's layout did to the project pass."""
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 from pipelint.api import check_paths
-
-
-def _project(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    return root
-
-
-def _found(root: Path, *codes: str) -> list[tuple[str, int, str]]:
-    return sorted((Path(d.path).relative_to(root).as_posix(), d.line, d.code)
-                  for d in check_paths([root], select=list(codes)))
+from tests.test_reach_unseen import _found, _project
 
 
 # --- PL403: an ImageDataGenerator nothing trains on ------------------------------------------

@@ -515,7 +515,7 @@ def _switched_off(call_method: cst.FunctionDef, init: cst.FunctionDef | None,
     if not flags:
         return set()
     off: set[cst.CSTNode] = set()
-    for node in _IfCollector.of(call_method.body):
+    for node in IfCollector.of(call_method.body):
         test, negated = node.test, False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, True
@@ -525,7 +525,9 @@ def _switched_off(call_method: cst.FunctionDef, init: cst.FunctionDef | None,
     return off
 
 
-class _IfCollector(cst.CSTVisitor):
+class IfCollector(cst.CSTVisitor):
+    """Every `if` statement under a node, at any depth."""
+
     def __init__(self) -> None:
         self.found: list[cst.If] = []
 

@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, canonical
-from pipelint.model.functions import CallCollector
+from pipelint.model.functions import CallCollector, IfCollector
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
@@ -132,22 +132,6 @@ class _AssignCollector(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self.assigns.append(node)
-
-
-class _IfCollector(cst.CSTVisitor):
-    """Every `if` statement in a module, at any depth."""
-
-    def __init__(self) -> None:
-        self.found: list[cst.If] = []
-
-    @classmethod
-    def of(cls, node: cst.CSTNode) -> list[cst.If]:
-        collector = cls()
-        node.visit(collector)
-        return collector.found
-
-    def visit_If(self, node: cst.If) -> None:
-        self.found.append(node)
 
 
 class _Finder(cst.CSTVisitor):
@@ -597,7 +581,7 @@ class PipelineModel(KerasQueries):
         (`do_data_augmentation = False`)?"""
         if self._false_blocks is None:
             self._false_blocks = []
-            for node in _IfCollector.of(self.module):
+            for node in IfCollector.of(self.module):
                 test = node.test
                 if isinstance(test, cst.Name) and is_false(self.bound_once(test.value)) or is_false(test):
                     self._false_blocks.append(node.body)
