@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipelint import __version__
-from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Impact, Severity
 from pipelint.project import ProjectIndex
 from pipelint.target import declaration_key
 from pipelint.results import DisplayPaths, FileResult, FixMode
@@ -132,6 +132,7 @@ def _encode(diagnostic: Diagnostic) -> dict[str, Any]:
 def _decode(raw: dict[str, Any], path: str) -> Diagnostic:
     values = dict(raw)
     values["severity"] = Severity(values["severity"])
+    values["impact"] = Impact(values["impact"])
     fix = values.get("fix")
     if fix is not None:
         values["fix"] = Fix(Applicability(fix["applicability"]),

@@ -1,6 +1,6 @@
 """Command line: `pipelint check`, `pipelint rules`, `pipelint rule CODE`, `pipelint server`, `pipelint profile`.
 
-Exit codes (as ruff): 0 no findings, 1 findings (or a non-empty `--diff`), 2 usage, configuration
+Exit codes (as ruff): 0 no findings shown, 1 findings shown (or a non-empty `--diff`), 2 usage, configuration
 or internal error (including a path that does not exist, reported after the rest is checked).
 """
 from __future__ import annotations
@@ -96,16 +96,20 @@ def main() -> None:
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--target-version", help="The TensorFlow release the code targets (\"2.4\", \"tf2.15+keras3\"); "
               "default: inferred per file from the closest requirements file, setup.py, Dockerfile... or its API.")
+@click.option("--show-migrations", is_flag=True, help="Also report breaks-on-upgrade findings: code that works on "
+              "its target TensorFlow/Keras and fails on a newer one (by default only counted in the summary).")
+@click.option("--show-housekeeping", is_flag=True, help="Also report housekeeping findings: deprecated names that "
+              "still work on the target (by default only counted in the summary).")
 @click.option("--show-settings", is_flag=True, help="Print each file's configuration and target TensorFlow/Keras "
               "(and where it was found), then exit.")
 def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_include, force_exclude, output_format,
           output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, stdin_filename, quiet,
-          config_path, jobs, target_version, show_settings) -> None:
+          config_path, jobs, target_version, show_migrations, show_housekeeping, show_settings) -> None:
     """Check Python files and Jupyter notebooks under PATHS (default: the current directory; `-`: stdin)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
     from pipelint.discovery import discover
     from pipelint.reporters import render, render_statistics
-    from pipelint.results import FixMode
+    from pipelint.results import FixMode, shown_findings
 
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
     if ("-" in paths or stdin_filename is not None) and not from_stdin:
@@ -121,6 +125,8 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
         extend_exclude=_patterns(extend_exclude),
         extend_include=_patterns(extend_include),
         target_version=target_version,
+        show_migrations=show_migrations,
+        show_housekeeping=show_housekeeping,
     )
     fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
     errors: list[str] = []
@@ -154,7 +160,8 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
             diff_text.extend(_unified_diff(result))
         elif not from_stdin:
             _write_fixed(result)
-    diagnostics = [d for r in results for d in r.diagnostics]
+    # Findings left out (migrations, housekeeping) are counted in the summary and fail nothing.
+    diagnostics, left_out = shown_findings(results, resolver)
     if from_stdin and fix and not diff:
         # As ruff: the (fixed) source goes to stdout for the editor, the findings left to stderr.
         _emit_source(results, stdin_data)
@@ -170,10 +177,10 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
     elif statistics:
         text = render_statistics(diagnostics, color=color)
     else:
-        text = render(diagnostics, output_format, color=color, files_checked=len(results))
+        text = render(diagnostics, output_format, color=color, files_checked=len(results), left_out=left_out)
         if quiet and output_format in ("full", "concise"):
             text = "\n".join(line for line in text.splitlines()
-                             if not line.startswith(("Found ", "All checks passed")))
+                             if not line.startswith(("Found ", "All checks passed")) and " not shown: --show-" not in line)
         if fix and fixed_count and output_format in ("full", "concise") and not quiet:
             text += f"\nFixed {fixed_count} finding{'s' if fixed_count != 1 else ''}."
     _emit(text, output_file, err=output_to_stderr)
@@ -346,7 +353,7 @@ def clean_cache() -> None:
 @main.command("rules")
 @click.option("--output-format", type=click.Choice(("text", "json")), default="text", show_default=True)
 def list_rules(output_format: str) -> None:
-    """List every rule: code, name, severity, whether it is on by default and fixable."""
+    """List every rule: code, name, severity, impact, whether it is on by default and fixable."""
     import json
 
     from pipelint.rules import all_rules
@@ -354,16 +361,16 @@ def list_rules(output_format: str) -> None:
     rows = []
     for code, rule in all_rules().items():
         rows.append({
-            "code": code, "name": rule.name, "severity": rule.severity.value,
+            "code": code, "name": rule.name, "severity": rule.severity.value, "impact": rule.impact.value,
             "default": rule.default_enabled,
             "fix": rule.fixable.value if rule.fixable else None, "summary": rule.summary,
         })
     if output_format == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    click.echo(f"{'code':<6}  {'name':<34}  {'severity':<8}  {'default':<7}  fix")
+    click.echo(f"{'code':<6}  {'name':<34}  {'severity':<8}  {'impact':<17}  {'default':<7}  fix")
     for row in rows:
-        click.echo(f"{row['code']:<6}  {row['name']:<34}  {row['severity']:<8}  "
+        click.echo(f"{row['code']:<6}  {row['name']:<34}  {row['severity']:<8}  {row['impact']:<17}  "
                    f"{'on' if row['default'] else 'off':<7}  {row['fix'] or '-'}")
 
 
@@ -380,7 +387,8 @@ def show_rule(code: str) -> None:
             default = "on by default" if rule.default_enabled else "off by default (select it to enable)"
             click.echo(f"# {rule.name} ({rule.code})\n")
             click.echo(f"{rule.summary}\n")
-            click.echo(f"Severity: {rule.severity.value}. {fix.capitalize()}. {default.capitalize()}.\n")
+            click.echo(f"Severity: {rule.severity.value}. Impact: {rule.impact.value}. {fix.capitalize()}. "
+                       f"{default.capitalize()}.\n")
             if rule.options:
                 click.echo("Options (under [tool.pipelint.rules." + rule.code + "]):")
                 for name, option in rule.options.items():

@@ -1,18 +1,25 @@
-"""The one table of pipelint's codes: code -> name, severity, on by default.
+"""The one table of pipelint's codes: code -> name, severity, impact, on by default.
 
 A leaf: it imports nothing of the rules or libcst, so the configuration (validating selectors),
 suppressions, reporters and the profiler can name codes without loading a rule. Each rule class
-takes its name, severity and default from here (`Rule.__init_subclass__`), so each fact is written
+takes its name, severity, impact and default from here (`Rule.__init_subclass__`), so each fact is written
 once; `tests/test_codes.py` checks that every code here has a rule module and vice versa.
 
 Codes PL0xx are the engine's own (bad input, internal errors): always on unless ignored by their
-full code, and no check runs for them.
+full code, and no check runs for them. Their impact is correctness: a file that was not checked,
+or a suppression that suppresses nothing, is always shown.
+
+The impact is each code's default (docs/rules.md lists it); a finding may refine it from its
+module's target. A call that fails from some release on is `breaks-on-upgrade` (a migration, shown
+on request) where the target is older than that release, and correctness where the target already
+breaks it (`rules.base.fails_from`): PL402, PL404, PL406. PL403 and PL405 are refined by what the
+code does (see their docs).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelint.diagnostics import Severity
+from pipelint.diagnostics import Impact, Severity
 
 __all__ = ["CODES", "ENGINE_CODES", "INTERNAL_ERROR", "INVALID_SUPPRESSION", "PARSE_ERROR",
            "UNREADABLE_FILE", "CodeInfo", "is_engine_code"]
@@ -23,61 +30,68 @@ class CodeInfo:
     code: str
     name: str
     severity: Severity
+    impact: Impact
     #: Off-by-default rules run only when selected by their full code or by ALL.
     default_enabled: bool = True
 
 
 _ERROR, _WARNING, _INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
+_CORRECTNESS, _SPEED, _UPGRADE, _HOUSEKEEPING = (Impact.CORRECTNESS, Impact.SPEED, Impact.BREAKS_ON_UPGRADE,
+                                                 Impact.HOUSEKEEPING)
 
 CODES: dict[str, CodeInfo] = {info.code: info for info in (
     # Engine: reported by pipelint itself.
-    CodeInfo("PL000", "internal-error", _ERROR),
-    CodeInfo("PL001", "parse-error", _ERROR),
-    CodeInfo("PL002", "unreadable-file", _ERROR),
-    CodeInfo("PL003", "invalid-suppression", _WARNING),
+    CodeInfo("PL000", "internal-error", _ERROR, _CORRECTNESS),
+    CodeInfo("PL001", "parse-error", _ERROR, _CORRECTNESS),
+    CodeInfo("PL002", "unreadable-file", _ERROR, _CORRECTNESS),
+    CodeInfo("PL003", "invalid-suppression", _WARNING, _CORRECTNESS),
     # Performance of the input pipeline.
-    CodeInfo("PL101", "map-without-parallelism", _WARNING),
-    CodeInfo("PL102", "interleave-without-parallelism", _WARNING),
+    CodeInfo("PL101", "map-without-parallelism", _WARNING, _SPEED),
+    CodeInfo("PL102", "interleave-without-parallelism", _WARNING, _SPEED),
     # Info: with default options TF 2.9+ injects the final prefetch (`inject_prefetch`), so by default
     # the rule reports only pipelines whose options switch that off.
-    CodeInfo("PL103", "missing-prefetch", _INFO),
-    CodeInfo("PL104", "prefetch-not-last", _WARNING),
-    CodeInfo("PL105", "map-before-batch", _INFO, default_enabled=False),
-    CodeInfo("PL106", "py-function-in-map", _WARNING),
-    CodeInfo("PL107", "from-generator", _INFO, default_enabled=False),
-    CodeInfo("PL108", "unnecessary-unbatch", _INFO),
+    CodeInfo("PL103", "missing-prefetch", _INFO, _SPEED),
+    CodeInfo("PL104", "prefetch-not-last", _WARNING, _SPEED),
+    CodeInfo("PL105", "map-before-batch", _INFO, _SPEED, default_enabled=False),
+    CodeInfo("PL106", "py-function-in-map", _WARNING, _SPEED),
+    CodeInfo("PL107", "from-generator", _INFO, _SPEED, default_enabled=False),
+    CodeInfo("PL108", "unnecessary-unbatch", _INFO, _SPEED),
     # Correctness: order of shuffle, cache, repeat, batch, take/skip.
-    CodeInfo("PL201", "cache-after-shuffle", _WARNING),
-    CodeInfo("PL202", "cache-after-random-map", _WARNING),
-    CodeInfo("PL203", "shuffle-after-batch", _WARNING),
-    CodeInfo("PL204", "repeat-before-shuffle", _WARNING),
-    CodeInfo("PL205", "tiny-shuffle-buffer", _WARNING),
-    CodeInfo("PL206", "shuffle-split-leak", _WARNING),
-    CodeInfo("PL207", "infinite-repeat-without-steps", _ERROR),
-    CodeInfo("PL208", "cache-then-take", _WARNING),
-    CodeInfo("PL209", "redundant-cache", _WARNING),
-    CodeInfo("PL210", "trace-time-random", _WARNING),
+    CodeInfo("PL201", "cache-after-shuffle", _WARNING, _CORRECTNESS),
+    CodeInfo("PL202", "cache-after-random-map", _WARNING, _CORRECTNESS),
+    CodeInfo("PL203", "shuffle-after-batch", _WARNING, _CORRECTNESS),
+    CodeInfo("PL204", "repeat-before-shuffle", _WARNING, _CORRECTNESS),
+    CodeInfo("PL205", "tiny-shuffle-buffer", _WARNING, _CORRECTNESS),
+    CodeInfo("PL206", "shuffle-split-leak", _WARNING, _CORRECTNESS),
+    CodeInfo("PL207", "infinite-repeat-without-steps", _ERROR, _CORRECTNESS),
+    # PL208, PL209: the data stays right; the work of the cache is redone or doubled.
+    CodeInfo("PL208", "cache-then-take", _WARNING, _SPEED),
+    CodeInfo("PL209", "redundant-cache", _WARNING, _SPEED),
+    CodeInfo("PL210", "trace-time-random", _WARNING, _CORRECTNESS),
     # Memory.
     # Off by default: whether the data fits in memory is not in the source, and on real code the
     # caches it flagged fitted (benchmarks/realcode: 0 of 9 findings worth acting on).
-    CodeInfo("PL301", "memory-cache-of-file-source", _INFO, default_enabled=False),
-    # Keras.
-    CodeInfo("PL401", "optimizer-reuse", _ERROR),
-    CodeInfo("PL402", "fit-generator-deprecated", _WARNING),
-    CodeInfo("PL403", "image-data-generator-deprecated", _WARNING),
-    CodeInfo("PL404", "private-optimizer-api", _WARNING),
-    CodeInfo("PL405", "dataset-with-y-or-batch-size", _ERROR),
-    CodeInfo("PL406", "fit-worker-args", _ERROR),
-    CodeInfo("PL407", "pydataset-without-workers", _INFO),
+    # Correctness: the cost is a job killed for memory, not a slower one.
+    CodeInfo("PL301", "memory-cache-of-file-source", _INFO, _CORRECTNESS, default_enabled=False),
+    # Keras. PL402, PL404, PL406: correctness where the target already fails the call. PL403: speed
+    # where the generator decodes image files, else housekeeping (a legacy API that still works).
+    # PL405: `y`/`sample_weight` raise, an ignored `batch_size` is housekeeping.
+    CodeInfo("PL401", "optimizer-reuse", _ERROR, _CORRECTNESS),
+    CodeInfo("PL402", "fit-generator-deprecated", _WARNING, _UPGRADE),
+    CodeInfo("PL403", "image-data-generator-deprecated", _WARNING, _HOUSEKEEPING),
+    CodeInfo("PL404", "private-optimizer-api", _WARNING, _UPGRADE),
+    CodeInfo("PL405", "dataset-with-y-or-batch-size", _ERROR, _CORRECTNESS),
+    CodeInfo("PL406", "fit-worker-args", _ERROR, _UPGRADE),
+    CodeInfo("PL407", "pydataset-without-workers", _INFO, _SPEED),
     # Deprecated APIs.
-    CodeInfo("PL501", "deprecated-tfdata-api", _WARNING),
+    CodeInfo("PL501", "deprecated-tfdata-api", _WARNING, _HOUSEKEEPING),
     # tf.data service: the part of a pipeline that `distribute(...)` sends to remote workers.
-    CodeInfo("PL601", "python-stage-before-distribute", _ERROR),
+    CodeInfo("PL601", "python-stage-before-distribute", _ERROR, _CORRECTNESS),
     # Info: the service's reader keeps several requests in flight itself, so a missing
     # trainer-side prefetch costs little unless work follows `distribute`.
-    CodeInfo("PL602", "prefetch-before-distribute", _INFO),
-    CodeInfo("PL603", "seeded-shuffle-before-distribute", _WARNING),
-    CodeInfo("PL604", "shard-before-shared-job", _WARNING),
+    CodeInfo("PL602", "prefetch-before-distribute", _INFO, _SPEED),
+    CodeInfo("PL603", "seeded-shuffle-before-distribute", _WARNING, _CORRECTNESS),
+    CodeInfo("PL604", "shard-before-shared-job", _WARNING, _CORRECTNESS),
 )}
 
 INTERNAL_ERROR, PARSE_ERROR, UNREADABLE_FILE, INVALID_SUPPRESSION = "PL000", "PL001", "PL002", "PL003"

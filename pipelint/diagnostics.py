@@ -13,6 +13,20 @@ class Severity(str, Enum):
     INFO = "info"
 
 
+class Impact(str, Enum):
+    """What a finding costs the user, judged on the module's target TensorFlow/Keras
+    (pipelint/target.py). Only correctness and speed are shown by default (`Settings.shows`)."""
+
+    #: The code is wrong on its own target: wrong data reaches the model (order, leaks, frozen
+    #: randomness, overlapping splits), or the call fails there.
+    CORRECTNESS = "correctness"
+    SPEED = "speed"
+    #: Works on the target, fails or changes meaning on a newer TensorFlow/Keras: a migration.
+    BREAKS_ON_UPGRADE = "breaks-on-upgrade"
+    #: A deprecated name that still works on the target: a cleanup.
+    HOUSEKEEPING = "housekeeping"
+
+
 class Applicability(str, Enum):
     SAFE = "safe"
     UNSAFE = "unsafe"
@@ -72,6 +86,7 @@ class Diagnostic:
     name: str
     message: str
     severity: Severity
+    impact: Impact
     fix: Fix | None = field(default=None, compare=False)
     cell: int | None = None
 
@@ -101,5 +116,6 @@ class Diagnostic:
             "name": self.name,
             "message": self.message,
             "severity": self.severity.value,
+            "impact": self.impact.value,
             "fix": self.fix.to_dict() if self.fix else None,
         }

@@ -75,7 +75,7 @@ def _decode(data: bytes) -> tuple[str, str, bool]:
 
 def _engine_diagnostic(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
     info = CODES[code]
-    return Diagnostic(path, line, column, line, column, code, info.name, message, info.severity)
+    return Diagnostic(path, line, column, line, column, code, info.name, message, info.severity, info.impact)
 
 
 # libcst's parser and the model recurse once per nesting level of an expression; valid code such
@@ -181,7 +181,7 @@ def _to_diagnostics(path: str, module: cst.Module, source: str, tree: ast.Module
             fix = Fix(finding.fix.applicability, tuple(sorted(edits)))
         result.append(Diagnostic(
             path, span.start.line, span.start.column + 1, span.end.line, span.end.column + 1,
-            rule.code, rule.name, finding.message, rule.severity, fix,
+            rule.code, rule.name, finding.message, rule.severity, finding.impact or rule.impact, fix,
         ))
     return result
 
@@ -419,6 +419,11 @@ def _deduplicate(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return unique
 
 
+def _shown(diagnostics: list[Diagnostic], settings: "Settings | None") -> list[Diagnostic]:
+    """The findings the settings report: only those are fixed (a fix nobody was shown is not written)."""
+    return diagnostics if settings is None else [d for d in diagnostics if settings.shows(d)]
+
+
 def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
                  fix_mode: FixMode, project: "ModuleView | None" = None,
                  target: "Target | None" = None) -> tuple[list[Diagnostic], str, int]:
@@ -428,9 +433,10 @@ def lint_and_fix(source: str, path: str, codes: frozenset[str], settings: "Setti
         return diagnostics, source, 0
     total = 0
     for _ in range(_MAX_FIX_ROUNDS):
-        if not any(applicable(d.fix, fix_mode.include_unsafe) for d in diagnostics):
+        shown = _shown(diagnostics, settings)
+        if not any(applicable(d.fix, fix_mode.include_unsafe) for d in shown):
             break
-        fixed, count = apply_fixes(source, diagnostics, fix_mode.include_unsafe)
+        fixed, count = apply_fixes(source, shown, fix_mode.include_unsafe)
         if count == 0 or fixed == source:
             break
         try:
@@ -600,7 +606,7 @@ def lint_and_fix_notebook(text: str, path: str, codes: frozenset[str], settings:
     total = 0
     for _ in range(_MAX_FIX_ROUNDS):
         by_cell: dict[int, list[Diagnostic]] = {}
-        for d in diagnostics:
+        for d in _shown(diagnostics, settings):
             if d.cell is not None and d.cell not in stuck and applicable(d.fix, fix_mode.include_unsafe):
                 by_cell.setdefault(d.cell, []).append(d)
         changed = False

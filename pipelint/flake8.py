@@ -6,7 +6,7 @@ libcst) loads on the first file flake8 hands over.
 
 Each file is checked with the settings `pipelint check` would use for it: the closest
 ``[tool.pipelint]`` / ``pipelint.toml`` above it, so ``select``, ``ignore``,
-``per-file-ignores`` and rule options apply. flake8's own ``--select``/``--ignore``/``# noqa``
+``per-file-ignores``, rule options and ``show-migrations``/``show-housekeeping`` apply. flake8's own ``--select``/``--ignore``/``# noqa``
 then filter as for any plugin. Codes, lines, columns and messages are those of `pipelint check`
 (flake8 shows the 0-based column offset plugins give it plus one, as pipelint's 1-based column).
 A file that does not parse never reaches the plugin: flake8 reports E999 itself.
@@ -65,5 +65,5 @@ class Checker:
             return
         codes = settings.enabled_codes(path)
         for diagnostic in run_with_deep_stack(lint_source, source, self.filename, codes, settings):
-            if diagnostic.code in codes:
+            if diagnostic.code in codes and settings.shows(diagnostic):
                 yield diagnostic.line, diagnostic.column - 1, f"{diagnostic.code} {diagnostic.message}", type(self)

@@ -3,10 +3,16 @@ without importing the engine (and so without libcst)."""
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pipelint.diagnostics import Diagnostic
+from pipelint.diagnostics import Diagnostic, Impact
+
+if TYPE_CHECKING:
+    from pipelint.config import SettingsResolver
 
 
 @dataclass
@@ -26,6 +32,21 @@ class FileResult:
         """The fixed text in the file's own encoding, its byte-order mark kept (may raise
         UnicodeEncodeError when a fix adds a character that encoding lacks)."""
         return (("\ufeff" if self.bom else "") + (self.fixed_source or "")).encode(self.encoding)
+
+
+def shown_findings(results: Sequence[FileResult], resolver: "SettingsResolver") -> tuple[list[Diagnostic], Counter[Impact]]:
+    """The findings each file's settings report (`Settings.shows`), and how many of each impact
+    were left out. Results (and the cache) hold every finding; what is shown is decided here."""
+    shown: list[Diagnostic] = []
+    left_out: Counter[Impact] = Counter()
+    for result in results:
+        settings = resolver.for_path(result.file if result.file is not None else Path(result.path))
+        for d in result.diagnostics:
+            if settings.shows(d):
+                shown.append(d)
+            else:
+                left_out[d.impact] += 1
+    return shown, left_out
 
 
 @dataclass(frozen=True)

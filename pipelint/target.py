@@ -79,6 +79,23 @@ class Target:
     def known(self) -> bool:
         return bool(self.source)
 
+    def _known_release(self) -> tuple[int, int] | None:
+        if self.tensorflow is not None:
+            return self.tensorflow
+        # Code written for Keras 2 with no release declared: some TensorFlow before 2.16.
+        return None if self.keras == 2 else CURRENT_TENSORFLOW
+
+    def is_from(self, release: tuple[int, int]) -> bool:
+        """Is the target's TensorFlow known to be `release` or newer? (A Keras 2 target of unnamed
+        release is not: a call is judged to fail there, or a fix to work, only when known.)"""
+        known = self._known_release()
+        return known is not None and known >= release
+
+    def is_before(self, release: tuple[int, int]) -> bool:
+        """Is the target's TensorFlow known to be older than `release`?"""
+        known = self._known_release()
+        return known is not None and known < release
+
     def has_default_rewrite(self, rewrite: str) -> bool:
         """Is tf.data's `rewrite` on by default in this target's TensorFlow?"""
         return self.tensorflow_version >= REWRITE_DEFAULT_FROM[rewrite]

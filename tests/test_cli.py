@@ -38,7 +38,7 @@ def test_json_output_has_exactly_the_documented_keys(project):
     result = run("check", ".", "--select", "PL101", "--output-format", "json")
     (item,) = json.loads(result.output)
     assert list(item) == ["path", "cell", "line", "column", "end_line", "end_column", "code", "name",
-                          "message", "severity", "fix"]
+                          "message", "severity", "impact", "fix"]
     assert item["path"] == "train.py" and item["code"] == "PL101"
     assert set(item["fix"]) == {"applicability", "edits"}
 

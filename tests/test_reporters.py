@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Severity
+from pipelint.diagnostics import Applicability, Diagnostic, Edit, Fix, Impact, Severity
 from pipelint.reporters import FORMATS, render, render_statistics
 from pipelint.reporters import sarif as sarif_module
 from pipelint.reporters.github import escape_data, escape_property
@@ -16,7 +16,7 @@ from pipelint.reporters.github import escape_data, escape_property
 ANSI = re.compile(r"\x1b\[")
 NASTY = 'line one\nline two, with: colons 100% <&> "quotes" \'single\'\r\nend'
 TO_DICT_KEYS = {
-    "path", "cell", "line", "column", "end_line", "end_column", "code", "name", "message", "severity", "fix",
+    "path", "cell", "line", "column", "end_line", "end_column", "code", "name", "message", "severity", "impact", "fix",
 }
 
 SOURCE = (
@@ -30,12 +30,12 @@ SOURCE = (
 
 
 def diag(path, line=1, column=1, end_line=None, end_column=None, code="PL901", name="fake-rule",
-         message="something is slow", severity=Severity.WARNING, fix=None) -> Diagnostic:
+         message="something is slow", severity=Severity.WARNING, fix=None, impact=Impact.SPEED) -> Diagnostic:
     return Diagnostic(
         path=str(path), line=line, column=column,
         end_line=line if end_line is None else end_line,
         end_column=column + 1 if end_column is None else end_column,
-        code=code, name=name, message=message, severity=severity, fix=fix,
+        code=code, name=name, message=message, severity=severity, impact=impact, fix=fix,
     )
 
 
@@ -127,7 +127,7 @@ def test_concise_lines_and_summary(sample, src):
     assert "[*]" not in lines[1]
     assert "line two, with: colons 100% <&> \"quotes\" 'single' end" in lines[1]
     assert lines[2].startswith(f"{src}:6:2: PL903 [*] batch it")
-    assert lines[3] == "Found 3 findings (2 fixable with --fix)."
+    assert lines[3] == "Found 3 findings (3 speed; 2 fixable with --fix)."
     assert out.endswith("\n")
 
 
@@ -136,7 +136,7 @@ def test_concise_empty():
 
 
 def test_concise_singular_summary(src):
-    assert render([diag(src)], "concise").splitlines()[-1] == "Found 1 finding (0 fixable with --fix)."
+    assert render([diag(src)], "concise").splitlines()[-1] == "Found 1 finding (1 speed; 0 fixable with --fix)."
 
 
 # --------------------------------------------------------------------------- full
@@ -153,7 +153,7 @@ def test_full_snippet_and_caret(sample, src):
     assert caret_row.index("^") - len("  | ") == 5
     assert "help: Safe fix available" in out
     assert "Unsafe fix available" in out
-    assert out.rstrip("\n").endswith("Found 3 findings (2 fixable with --fix).")
+    assert out.rstrip("\n").endswith("Found 3 findings (3 speed; 2 fixable with --fix).")
 
 
 def test_full_multiline_range(sample):

@@ -40,7 +40,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 )
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include")
-_BOOL_KEYS = ("respect-gitignore", "force-exclude")
+_BOOL_KEYS = ("respect-gitignore", "force-exclude", "show-migrations", "show-housekeeping")
 _KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules", "cache-dir", "target-version"))
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 
@@ -54,6 +54,9 @@ class CliOverrides:
     extend_exclude: tuple[str, ...] = ()
     extend_include: tuple[str, ...] = ()
     target_version: str | None = None
+    #: `--show-migrations` / `--show-housekeeping`: on for every file whatever its configuration says.
+    show_migrations: bool = False
+    show_housekeeping: bool = False
 
 
 def _display(path: Path, cwd: Path | None = None) -> str:
@@ -225,6 +228,8 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
         force_exclude=table.get("force-exclude", False),
         cache_dir=cache_dir,
         target_version=target_version,
+        show_migrations=overrides.show_migrations or table.get("show-migrations", False),
+        show_housekeeping=overrides.show_housekeeping or table.get("show-housekeeping", False),
     )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from pipelint.config.selection import selected_codes, without
 from pipelint.config.matching import ExcludeMatcher, PathGlob, abspath, rel_posix
 from pipelint.config.options import RuleOptions, options_for
+from pipelint.diagnostics import Diagnostic, Impact
 from pipelint.target import Target, parse_target_version, target_for
 
 __all__ = ["Settings"]
@@ -35,6 +36,10 @@ class Settings:
     cache_dir: Path | None = None  # absolute; None: the default beside the config (pipelint.cache)
     #: `target-version`: the TensorFlow (and Keras) every file targets; None: inferred per file.
     target_version: str | None = None
+    #: Report breaks-on-upgrade findings (migrations for a release newer than the target).
+    show_migrations: bool = False
+    #: Report housekeeping findings (deprecated names that still work on the target).
+    show_housekeeping: bool = False
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     # Pickle without the compiled caches (they are rebuilt lazily in the worker).
@@ -80,6 +85,20 @@ class Settings:
             selectors = [s for i in hits for s in self.per_file_ignores[i][1]]
             cached = self._cache[key] = without(base, selectors)
         return cached
+
+    def shows(self, diagnostic: Diagnostic) -> bool:
+        """Is the finding reported, or left out and only counted? Correctness and speed always are;
+        migrations and housekeeping when asked for, by their switch or by selecting the code by its
+        full code (`select = ["PL501"]`: a prefix or ALL picks rules, not findings)."""
+        impact = diagnostic.impact
+        if impact in (Impact.CORRECTNESS, Impact.SPEED):
+            return True
+        if (self.show_migrations if impact == Impact.BREAKS_ON_UPGRADE else self.show_housekeeping):
+            return True
+        named = self._cache.get("named")
+        if named is None:
+            named = self._cache["named"] = frozenset((self.select or ()) + self.extend_select)
+        return diagnostic.code in named
 
     def target_for(self, path: "str | os.PathLike[str] | None", source: str,
                    neighbours: "Sequence[tuple[str, str]]" = (), own: str | None = None) -> Target:

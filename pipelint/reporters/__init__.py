@@ -7,9 +7,9 @@ machine formats (json-lines, github), otherwise ending in exactly one newline --
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from pipelint.diagnostics import Diagnostic
+from pipelint.diagnostics import Diagnostic, Impact
 from pipelint.reporters.statistics import render_statistics
 
 __all__ = ["FORMATS", "render", "render_statistics"]
@@ -26,7 +26,10 @@ def render(
     *,
     color: bool = False,
     files_checked: int = 0,
+    left_out: Mapping[Impact, int] | None = None,
 ) -> str:
+    """`left_out`: how many findings of each impact the settings did not show; the text formats
+    (full, concise) say so in their summary, the machine formats list only what is shown."""
     try:
         module = _MODULES[output_format]
     except KeyError:
@@ -34,4 +37,4 @@ def render(
             f"unknown output format {output_format!r}; expected one of: {', '.join(FORMATS)}"
         ) from None
     renderer = importlib.import_module(module).render
-    return renderer(list(diagnostics), color=color, files_checked=files_checked)
+    return renderer(list(diagnostics), color=color, files_checked=files_checked, left_out=left_out)

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import click
 
-from pipelint.diagnostics import Diagnostic, Severity
+from pipelint.diagnostics import Diagnostic, Impact, Severity
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _BREAKS_AND_SPACE = re.compile(r"\s*(?:\r\n|\r|\n)\s*")
@@ -165,13 +165,30 @@ def cell_prefix(d: Diagnostic) -> str:
     return f"cell {d.cell}, line {d.line}: " if d.cell is not None else ""
 
 
-def summary(diagnostics: Sequence[Diagnostic], color: bool) -> str:
+#: The switch that shows each impact left out by default.
+SHOW_SWITCH = {Impact.BREAKS_ON_UPGRADE: "--show-migrations", Impact.HOUSEKEEPING: "--show-housekeeping"}
+
+
+def _count(number: int, what: str) -> str:
+    return f"{number} {what} finding{'' if number == 1 else 's'}"
+
+
+def summary(diagnostics: Sequence[Diagnostic], color: bool, left_out: Mapping[Impact, int] | None = None) -> str:
+    """`Found 3 findings (2 correctness, 1 speed; 1 fixable with --fix).`, then a line per impact
+    left out: `2 housekeeping findings not shown: --show-housekeeping`."""
     total = len(diagnostics)
     if total == 0:
-        return style("All checks passed!", color, fg="green", bold=True)
-    fixable = sum(1 for d in diagnostics if d.fix is not None)
-    noun = "finding" if total == 1 else "findings"
-    return f"Found {total} {noun} ({fixable} fixable with --fix)."
+        lines = [style("All checks passed!", color, fg="green", bold=True)]
+    else:
+        fixable = sum(1 for d in diagnostics if d.fix is not None)
+        noun = "finding" if total == 1 else "findings"
+        by_impact = ", ".join(f"{count} {impact.value}" for impact in Impact
+                              if (count := sum(1 for d in diagnostics if d.impact == impact)))
+        lines = [f"Found {total} {noun} ({by_impact}; {fixable} fixable with --fix)."]
+    for impact, switch in SHOW_SWITCH.items():
+        if left_out and left_out.get(impact):
+            lines.append(f"{_count(left_out[impact], impact.value)} not shown: {switch}")
+    return "\n".join(lines)
 
 
 SEVERITY_COLOR = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}

@@ -8,13 +8,14 @@
       = help: Safe fix available (run with --fix)
       = docs: https://.../rules.md#pl101-...
 
-    Found 1 finding (1 fixable with --fix).
+    Found 1 finding (1 speed; 1 fixable with --fix).
+    2 housekeeping findings not shown: --show-housekeeping
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from pipelint.diagnostics import Applicability, Diagnostic
+from pipelint.diagnostics import Applicability, Diagnostic, Impact
 from pipelint.reporters._common import (
     SEVERITY_COLOR,
     SourceCache,
@@ -113,10 +114,11 @@ def render_one(d: Diagnostic, source: SourceCache, color: bool) -> list[str]:
     return lines
 
 
-def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0) -> str:
+def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0,
+           left_out: Mapping[Impact, int] | None = None) -> str:
     source = SourceCache()
     blocks: list[str] = []
     for d in diagnostics:
         blocks.append("\n".join(render_one(d, source, color)) + "\n")
-    blocks.append(summary(diagnostics, color) + "\n")
+    blocks.append(summary(diagnostics, color, left_out) + "\n")
     return "\n".join(blocks)

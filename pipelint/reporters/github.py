@@ -39,6 +39,7 @@ def command(d: Diagnostic, notebooks: NotebookPositions | None = None) -> str:
     return f"::{_COMMAND.get(d.severity, 'error')} {props}::{escape_data(cell_prefix(d) + d.message)}"
 
 
-def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0) -> str:
+def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0,
+           left_out: object = None) -> str:
     notebooks = NotebookPositions(SourceCache())
     return "".join(command(d, notebooks) + "\n" for d in diagnostics)

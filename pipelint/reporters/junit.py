@@ -50,7 +50,8 @@ def build(diagnostics: Sequence[Diagnostic], files_checked: int = 0) -> ET.Eleme
     return root
 
 
-def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0) -> str:
+def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0,
+           left_out: object = None) -> str:
     root = build(diagnostics, files_checked)
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")

@@ -75,7 +75,10 @@ def _rule_descriptor(code: str, rule: Any | None, diagnostic: Diagnostic | None)
         fixable = getattr(rule, "fixable", None) is not None
     else:
         fixable = diagnostic is not None and diagnostic.fix is not None
+    impact = getattr(rule, "impact", None) or (diagnostic.impact if diagnostic else None)
     descriptor["properties"] = {"tags": ["pipelint"], "fixable": fixable}
+    if impact is not None:
+        descriptor["properties"]["impact"] = impact.value  # the code's default; each result has its own
     return descriptor
 
 
@@ -133,9 +136,10 @@ def build(diagnostics: Sequence[Diagnostic]) -> dict[str, Any]:
                 },
             }],
             "partialFingerprints": {"primaryLocationLineHash": fingerprint},
+            "properties": {"impact": d.impact.value},
         }
         if d.cell is not None:
-            result["properties"] = {"cell": d.cell, "cellLine": d.line, "cellColumn": d.column}
+            result["properties"].update(cell=d.cell, cellLine=d.line, cellColumn=d.column)
         results.append(result)
 
     root_uri = Path.cwd().as_uri()
@@ -160,5 +164,6 @@ def build(diagnostics: Sequence[Diagnostic]) -> dict[str, Any]:
     }
 
 
-def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0) -> str:
+def render(diagnostics: Sequence[Diagnostic], *, color: bool = False, files_checked: int = 0,
+           left_out: object = None) -> str:
     return json.dumps(build(diagnostics), indent=2) + "\n"

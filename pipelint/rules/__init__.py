@@ -1,6 +1,6 @@
 """The rule registry: every rule class by code, for the engine (checks, triggers, options) and
 for what shows rule docs (`pipelint rule`, SARIF, docs/rules.md). Code facts alone (name, severity,
-default) are in `pipelint.codes`, which needs no rule module loaded."""
+impact, default) are in `pipelint.codes`, which needs no rule module loaded."""
 from __future__ import annotations
 
 import importlib

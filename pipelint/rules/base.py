@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 import libcst as cst
 
 from pipelint import codes
-from pipelint.diagnostics import Applicability, Severity
+from pipelint.diagnostics import Applicability, Impact, Severity
 from pipelint.model import DATASET_TRIGGERS
 
 if TYPE_CHECKING:
@@ -131,6 +131,14 @@ class Finding:
     node: cst.CSTNode
     message: str
     fix: NodeFix | None = None
+    #: The rule's impact refined for this case (None: the code's own, from `pipelint.codes`).
+    impact: Impact | None = None
+
+
+def fails_from(fails: bool) -> Impact:
+    """The impact of a call that fails from some TensorFlow/Keras release on: correctness where the
+    module's target already `fails` it, else breaks-on-upgrade (a migration, shown on request)."""
+    return Impact.CORRECTNESS if fails else Impact.BREAKS_ON_UPGRADE
 
 
 @dataclass
@@ -139,16 +147,19 @@ class RuleContext:
     options: dict[str, Any]
     findings: list[Finding] = field(default_factory=list)
 
-    def report(self, node: cst.CSTNode, message: str, fix: NodeFix | None = None) -> None:
-        self.findings.append(Finding(node, message, fix))
+    def report(self, node: cst.CSTNode, message: str, fix: NodeFix | None = None,
+               impact: Impact | None = None) -> None:
+        self.findings.append(Finding(node, message, fix, impact))
 
 
 class Rule:
-    """A rule class states its `code`; its name, severity and default come from `pipelint.codes`."""
+    """A rule class states its `code`; its name, severity, impact and default come from `pipelint.codes`."""
 
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[Severity]
+    #: The code's default impact; `ctx.report(..., impact=...)` refines it for one finding.
+    impact: ClassVar[Impact]
     #: One line: what the rule flags (used by `pipelint rules`, SARIF and docs/rules.md).
     summary: ClassVar[str]
     #: Markdown in ruff's shape: What it does / Why is this bad? / Example / Use instead /
@@ -173,13 +184,14 @@ class Rule:
         code = cls.__dict__.get("code")
         if code is None:  # a base class such as EngineCode
             return
-        restated = sorted({"name", "severity", "default_enabled"} & cls.__dict__.keys())
+        restated = sorted({"name", "severity", "impact", "default_enabled"} & cls.__dict__.keys())
         if restated:
             raise TypeError(f"{cls.__name__} ({code}): {', '.join(restated)} come from pipelint/codes.py")
         info = codes.CODES.get(code)
         if info is None:
             raise TypeError(f"{cls.__name__}: code {code} is not in pipelint/codes.py")
-        cls.name, cls.severity, cls.default_enabled = info.name, info.severity, info.default_enabled
+        cls.name, cls.severity, cls.impact, cls.default_enabled = (info.name, info.severity, info.impact,
+                                                                   info.default_enabled)
 
     def check(self, ctx: RuleContext) -> None:
         raise NotImplementedError

@@ -32,7 +32,7 @@ from pygls.uris import to_fs_path
 from pipelint import __version__
 from pipelint.config import CONFIG_FILENAMES
 from pipelint.target import DECLARING_FILE_GLOBS, is_declaring_file
-from pipelint.diagnostics import Applicability, Diagnostic, Severity
+from pipelint.diagnostics import Applicability, Diagnostic, Impact, Severity
 from pipelint.server.linting import Cell, ConfigError, Linter
 
 __all__ = ["DEBOUNCE_S", "FIX_ALL_KIND", "PipelintServer", "create_server"]
@@ -49,6 +49,11 @@ _LSP_NEWLINE = re.compile(r"\r\n|\r|\n")
 _NOQA_WITH_CODES = re.compile(r"#\s*noqa:\s*[\w\s,]*?[\w](?=\s*(?:#|$))", re.IGNORECASE)
 _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
              Severity.INFO: types.DiagnosticSeverity.Information}
+#: Findings that cost nothing on the target (shown where the configuration asks for them) rank below
+#: those that do, whatever the code's severity: a migration is information, housekeeping a hint
+#: (which editors leave out of their problem list).
+_IMPACT_SEVERITY = {Impact.BREAKS_ON_UPGRADE: types.DiagnosticSeverity.Information,
+                    Impact.HOUSEKEEPING: types.DiagnosticSeverity.Hint}
 
 logger = logging.getLogger("pipelint.server")
 
@@ -247,9 +252,9 @@ class PipelintServer(LanguageServer):
     def to_lsp(d: Diagnostic, text: _Text) -> types.Diagnostic:
         return types.Diagnostic(
             range=text.range(d.line, d.column, d.end_line, d.end_column),
-            severity=_SEVERITY[d.severity], code=d.code, source=SOURCE, message=d.message,
+            severity=_IMPACT_SEVERITY.get(d.impact, _SEVERITY[d.severity]), code=d.code, source=SOURCE, message=d.message,
             code_description=types.CodeDescription(href=d.url),
-            data={"name": d.name, "fix": d.fix.applicability.value if d.fix else None},
+            data={"name": d.name, "impact": d.impact.value, "fix": d.fix.applicability.value if d.fix else None},
         )
 
     # ---- notebooks

@@ -2,7 +2,8 @@
 findings for a Python buffer or a notebook's cells, and "fix all".
 
 The same engine entry points as `pipelint check --stdin-filename` (the buffer is checked as the
-file at its path would be: the closest configuration, its per-file-ignores and rule options), and,
+file at its path would be: the closest configuration, its per-file-ignores, rule options and
+which impacts it shows), and,
 for notebooks, the same `lint_notebook` as an `.ipynb` on disk: the editor's cells become an
 nbformat 4 document in memory, so names flow across cells and findings come back per cell.
 
@@ -42,7 +43,7 @@ class NotebookFindings:
 
 def _engine_finding(path: str, code: str, message: str) -> Diagnostic:
     info = CODES[code]
-    return Diagnostic(path, 1, 1, 1, 1, code, info.name, message.replace("\n", " "), info.severity)
+    return Diagnostic(path, 1, 1, 1, 1, code, info.name, message.replace("\n", " "), info.severity, info.impact)
 
 
 def _internal_error(path: str, error: BaseException) -> Diagnostic:
@@ -95,7 +96,7 @@ class Linter:
             found = run_with_deep_stack(lint_source, text, shown, codes, settings)
         except Exception as error:  # noqa: BLE001 - a bug becomes a finding, never a dead server
             return [_internal_error(shown, error)]
-        return [d for d in found if d.code in codes]
+        return [d for d in found if d.code in codes and settings.shows(d)]
 
     def check_notebook(self, cells: list[Cell], path: Path, metadata: dict | None = None) -> NotebookFindings:
         """Findings for a notebook's cells (raises ConfigError)."""
@@ -117,7 +118,7 @@ class Linter:
         by_cell: dict[int, list[Diagnostic]] = {}
         whole = []
         for d in found:
-            if d.code not in codes:
+            if d.code not in codes or not settings.shows(d):
                 continue
             if d.cell is None:
                 whole.append(d)
