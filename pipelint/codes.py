@@ -12,8 +12,8 @@ or a suppression that suppresses nothing, is always shown.
 The impact is each code's default (docs/rules.md lists it); a finding may refine it from its
 module's target. A call that fails from some release on is `breaks-on-upgrade` (a migration, shown
 on request) where the target is older than that release, and correctness where the target already
-breaks it (`rules.base.fails_from`): PL402, PL404, PL406. PL403 and PL405 are refined by what the
-code does (see their docs).
+breaks it (`rules.base.fails_from`): PL402, PL404. PL403 and PL405 are refined by what the code
+does (see their docs).
 """
 from __future__ import annotations
 
@@ -73,7 +73,8 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in (
     # caches it flagged fitted (benchmarks/realcode: 0 of 9 findings worth acting on).
     # Correctness: the cost is a job killed for memory, not a slower one.
     CodeInfo("PL301", "memory-cache-of-file-source", _INFO, _CORRECTNESS, default_enabled=False),
-    # Keras. PL402, PL404, PL406: correctness where the target already fails the call. PL403: speed
+    # Keras. PL402, PL404: correctness where the target already fails the call; PL406 reports only
+    # there (Keras 3 targets), so it is correctness. PL403: speed
     # where the generator decodes image files, else housekeeping (a legacy API that still works).
     # PL405: `y`/`sample_weight` raise, an ignored `batch_size` is housekeeping.
     CodeInfo("PL401", "optimizer-reuse", _ERROR, _CORRECTNESS),
@@ -81,7 +82,7 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in (
     CodeInfo("PL403", "image-data-generator-deprecated", _WARNING, _HOUSEKEEPING),
     CodeInfo("PL404", "private-optimizer-api", _WARNING, _UPGRADE),
     CodeInfo("PL405", "dataset-with-y-or-batch-size", _ERROR, _CORRECTNESS),
-    CodeInfo("PL406", "fit-worker-args", _ERROR, _UPGRADE),
+    CodeInfo("PL406", "fit-worker-args", _ERROR, _CORRECTNESS),
     CodeInfo("PL407", "pydataset-without-workers", _INFO, _SPEED),
     # Deprecated APIs.
     CodeInfo("PL501", "deprecated-tfdata-api", _WARNING, _HOUSEKEEPING),

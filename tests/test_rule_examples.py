@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from dataclasses import replace
 
 import libcst as cst
 import libcst.matchers as m
@@ -31,7 +32,9 @@ def test_valid_examples_stay_silent(rule, source):
 
 @pytest.mark.parametrize("rule,example", list(_cases("INVALID")))
 def test_invalid_examples_fire(rule, example):
-    settings = settings_with({rule.code: example.options or {}}, example.target) \
+    # Every finding, whatever its impact: the example pins what the rule reports and fixes.
+    settings = replace(settings_with({rule.code: example.options or {}}, example.target),
+                       show_migrations=True, show_housekeeping=True) \
         if example.options or example.target else None
     found = lint_source(example.code, "example.py", frozenset({rule.code}), settings)
     assert any(d.code == rule.code for d in found), f"{rule.code} did not fire on:\n{example.code}"

@@ -4,7 +4,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Applicability
 from pipelint.model.values import ObjectValue
-from pipelint.rules.base import At, Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext, fails_from
 from pipelint.rules.rewrite import rename_attribute
 
 _RENAMES = {
@@ -14,6 +14,8 @@ _RENAMES = {
 }
 # The old methods' first parameter; `fit`/`evaluate`/`predict` call it `x`.
 _OLD_FIRST_KEYWORD = "generator"
+# `fit`/`evaluate`/`predict` take generators from this release (when the old methods were deprecated).
+_FIT_TAKES_GENERATORS_FROM = (2, 1)
 
 
 
@@ -76,8 +78,14 @@ model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)
 model.fit(train_gen, steps_per_epoch=100, epochs=10)
 ```
 
+Its impact follows the file's target (see `target-version`): correctness where the target is
+Keras 3 (the call fails there), breaks-on-upgrade where it is Keras 2 (it works until the upgrade;
+shown with `--show-migrations`).
+
 ## Fix safety
-Unsafe: the rename keeps the arguments as written. It is offered only when at most one argument
+Unsafe: the rename keeps the arguments as written. It is offered only where the target's `fit`
+takes generators: Keras 3, or a TensorFlow declared 2.1 or later (code written for Keras 2 with no
+release declared gets the advice without the fix). It is offered only when at most one argument
 is positional (the old methods' second positional parameter is `fit`'s `y`/`predict`'s
 `batch_size`) and the data is not passed as `generator=`. Keyword arguments that Keras 3 moved
 elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still need moving.
@@ -133,12 +141,23 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
             model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)
             """,
             line=3, column=7, end_column=20,
-            message="`fit_generator` was removed in Keras 3",
+            message="`fit_generator` was removed in Keras 3: the call raises AttributeError on Keras 3",
             fixed="""
             import keras
             model = keras.Sequential([keras.layers.Dense(1)])
             model.fit(train_gen, steps_per_epoch=100, epochs=10)
             """,
+            target="2.21",
+        ),
+        # Keras 2 on TensorFlow 2.0: the current API there, and `fit` takes no generator yet: no fix
+        Invalid(
+            """
+            import tensorflow as tf
+            model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)
+            """,
+            line=2, column=7, end_column=20,
+            message="`fit_generator` was removed in Keras 3; on TensorFlow 2.0 (target-version) it is the API",
+            target="2.0",
         ),
         Invalid(
             """
@@ -153,7 +172,8 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
                 return loss, preds
             """,
             line=4, column=18, end_column=36,
-            message="`evaluate_generator` was removed in Keras 3",
+            message="`evaluate_generator` was removed in Keras 3 and is deprecated since TF 2.1: it works on Keras 2",
+            target="2.10",
             also=(
                 At(line=5, column=19, end_column=36,
                    message="`predict_generator` was removed in Keras 3"),
@@ -203,9 +223,21 @@ elsewhere (`workers`, `use_multiprocessing`, `max_queue_size`; see PL406) still 
             if not keras_module and not any(a.keyword is not None and a.keyword.value in _KERAS_KEYWORDS
                                             for a in site.call.args):
                 continue  # (a module that imports neither: Keras' own keywords say it is its model)
-            message = (f"`{func.attr.value}` was removed in Keras 3 (AttributeError) and deprecated "
-                       f"since TF 2.1: `{new}` takes generators, `PyDataset`s and datasets; call `{new}`")
-            ctx.report(func.attr, message, self._fix(site.call, func.attr, new))
+            target = model.target
+            fails = target.keras_major == 3
+            old = func.attr.value
+            if fails:
+                message = (f"`{old}` was removed in Keras 3: the call raises AttributeError on "
+                           f"{target.describe_keras()}; call `{new}`, which takes generators, `PyDataset`s and datasets")
+            elif target.is_before(_FIT_TAKES_GENERATORS_FROM):
+                message = (f"`{old}` was removed in Keras 3; on {target.describe_tensorflow()} it is the API to "
+                           f"use (`{new}` takes generators from TensorFlow 2.1): rename it to `{new}` when upgrading")
+            else:
+                message = (f"`{old}` was removed in Keras 3 and is deprecated since TF 2.1: it works on "
+                           f"{target.describe_keras()} and raises AttributeError after an upgrade to TensorFlow "
+                           f"2.16 or later; `{new}` takes generators, `PyDataset`s and datasets: call `{new}`")
+            fix = self._fix(site.call, func.attr, new) if fails or target.is_from(_FIT_TAKES_GENERATORS_FROM) else None
+            ctx.report(func.attr, message, fix, impact=fails_from(fails))
 
     @staticmethod
     def _fix(call: cst.Call, attr: cst.Name, new: str):

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import libcst as cst
+
+from pipelint.diagnostics import Impact
+from pipelint.model.values import ObjectValue
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
 # Canonical qualified names end in `.ImageDataGenerator` under one of these roots:
@@ -8,6 +12,36 @@ from pipelint.rules.base import At, Invalid, Rule, RuleContext
 _ROOTS = ("keras", "keras_preprocessing")
 # The methods that turn a generator into batches: the generator matters only if their result is used.
 _FLOWS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
+# The flows that read and decode image files in Python (`flow` slices arrays already in memory).
+_DECODING_FLOWS = frozenset({"flow_from_directory", "flow_from_dataframe"})
+
+
+def _decodes_files(model, construction: cst.Call) -> bool:
+    """Is a flow that decodes image files called on the generator this call makes?"""
+    for site in model.calls:
+        func = site.call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in _DECODING_FLOWS:
+            continue
+        if func.value is construction or (isinstance(site.receiver, ObjectValue) and site.receiver.node is construction):
+            return True
+    return False
+
+
+def _advice(target) -> str:
+    """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
+    experimental ones from 2.3, a tf.data pipeline before."""
+    if target.is_before((2, 3)):
+        return (f"on {target.describe_tensorflow()} build a tf.data pipeline instead (`Dataset.list_files`, "
+                f"`tf.io.decode_image` and `tf.image` random ops in a parallel `map`)")
+    experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with the preprocessing layers of "
+                    "`tf.keras.layers.experimental.preprocessing` (`RandomFlip`, `RandomRotation`, ...)")
+    if target.is_before((2, 6)):
+        return f"on {target.describe_tensorflow()} use {experimental} in the model or a parallel `map`"
+    current = ("`keras.utils.image_dataset_from_directory` with preprocessing layers (`RandomFlip`, "
+               "`RandomRotation`, ...) in the model or a parallel `map`")
+    if target.keras_major == 2 and not target.is_from((2, 6)):
+        return f"use {current} (TensorFlow 2.6 and later; from 2.3: {experimental})"
+    return f"use {current}"
 
 
 class ImageDataGeneratorDeprecated(Rule):
@@ -29,6 +63,13 @@ prefetched the way a `tf.data` pipeline can. `keras.utils.image_dataset_from_dir
 batched, shuffled, prefetched `tf.data.Dataset`, and augmentation belongs in preprocessing layers
 (`keras.layers.RandomFlip`, `RandomRotation`, `RandomZoom`, `Rescaling`), either in the model
 (run on the accelerator) or in a parallel `Dataset.map`.
+
+Impact: speed where the target is Keras 3 and the generator reads image files
+(`flow_from_directory`, `flow_from_dataframe`): Keras 3 keeps it only as a legacy API whose batches
+load one at a time, with no `workers`. Elsewhere housekeeping (shown with `--show-housekeeping`): a
+`flow` over arrays already in memory costs little, and Keras 2's `fit(workers=N)` loads its batches
+in parallel. The replacement named follows the target: the stable names from TensorFlow 2.6, the
+`experimental` ones from 2.3, a tf.data pipeline before.
 
 ## Example
 ```python
@@ -132,7 +173,9 @@ No automatic fix.
                 continue
             if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
+            target = ctx.model.target
+            # Keras 2's `fit(workers=N)` loads its batches in parallel; Keras 3's legacy copy has no workers.
+            serial_decoding = target.keras_major == 3 and _decodes_files(ctx.model, site.call)
             ctx.report(site.call.func,
-                       "`ImageDataGenerator` is deprecated and augments in Python one batch at a time; "
-                       "use `keras.utils.image_dataset_from_directory` with preprocessing layers "
-                       "(`RandomFlip`, `RandomRotation`, ...) in the model or a parallel `map`")
+                       f"`ImageDataGenerator` is deprecated and augments in Python one batch at a time; "
+                       f"{_advice(target)}", impact=Impact.SPEED if serial_decoding else None)

@@ -3,20 +3,24 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.model import PipelineModel
-from pipelint.rules.base import At, Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext, fails_from
 
-# Private methods of the Keras 2 `OptimizerV2`, and what Keras 3 offers instead.
+# Private methods of the Keras 2 `OptimizerV2`, what Keras 3 offers instead, and whether that works
+# on the Keras 2 optimizer too (the public attribute does; `build`/`update_step` are the new API's).
 _PRIVATE = {
-    "_create_all_weights": "`optimizer.build(model.trainable_variables)`",
-    "_create_slots": "`build()` with `add_variable_from_reference`",
-    "_resource_apply_dense": "`update_step(gradient, variable, learning_rate)`",
-    "_resource_apply_sparse": "`update_step(gradient, variable, learning_rate)`",
-    "_distributed_apply": "`apply_gradients`",
-    "_get_hyper": "the public attribute (`optimizer.learning_rate`)",
-    "_set_hyper": "assignment to the public attribute (`optimizer.learning_rate = ...`)",
-    "_decayed_lr": "`optimizer.learning_rate` (the current, scheduled value)",
-    "_prepare_local": "`build()`/`update_step`",
+    "_create_all_weights": ("`optimizer.build(model.trainable_variables)`", False),
+    "_create_slots": ("`build()` with `add_variable_from_reference`", False),
+    "_resource_apply_dense": ("`update_step(gradient, variable, learning_rate)`", False),
+    "_resource_apply_sparse": ("`update_step(gradient, variable, learning_rate)`", False),
+    "_distributed_apply": ("`apply_gradients`", True),
+    "_get_hyper": ("the public attribute (`optimizer.learning_rate`)", True),
+    "_set_hyper": ("assignment to the public attribute (`optimizer.learning_rate = ...`)", True),
+    # (In Keras 2 `learning_rate` is the schedule itself, not its current value.)
+    "_decayed_lr": ("`optimizer.learning_rate` (the current, scheduled value)", False),
+    "_prepare_local": ("`build()`/`update_step`", False),
 }
+#: The optimizer rewrite that dropped them: `tf.keras.optimizers` from TensorFlow 2.11, and Keras 3.
+_REMOVED_FROM = (2, 11)
 
 
 def _is_self_or_super(expr: cst.BaseExpression) -> bool:
@@ -66,6 +70,11 @@ model.optimizer._set_hyper("learning_rate", 1e-4)
 lr = model.optimizer.learning_rate
 model.optimizer.learning_rate = 1e-4
 ```
+
+Its impact follows the file's target (see `target-version`): correctness from TensorFlow 2.11
+and on Keras 3 (the call fails there), breaks-on-upgrade before (shown with `--show-migrations`),
+where the message names the replacement as the API after the upgrade when the Keras 2 optimizer
+lacks it (`build`, `update_step`).
 
 ## Fix safety
 No automatic fix.
@@ -152,6 +161,18 @@ No automatic fix.
             line=4, column=9, end_column=22,
             message="`_create_slots` is private optimizer API that Keras 3",
         ),
+        # TensorFlow 2.4: it works until the upgrade, and Keras 2's `learning_rate` is the schedule
+        Invalid(
+            """
+            import tensorflow as tf
+            lr = model.optimizer._decayed_lr(tf.float32)
+            """,
+            line=2, column=22, end_column=33,
+            message="`_decayed_lr` is private optimizer API that Keras 3 (and the TF 2.11 optimizer) removed: it "
+                    "works on TensorFlow 2.4 (target-version) and raises AttributeError after an upgrade to "
+                    "TensorFlow 2.11 or later; there, use `optimizer.learning_rate`",
+            target="2.4",
+        ),
     )
 
     def check(self, ctx: RuleContext) -> None:
@@ -165,11 +186,19 @@ No automatic fix.
             if call in seen or not isinstance(func, cst.Attribute):
                 continue
             seen.add(call)
-            public = _PRIVATE.get(func.attr.value)
-            if public is None or _is_self_or_super(func.value):
+            replacement = _PRIVATE.get(func.attr.value)
+            if replacement is None or _is_self_or_super(func.value):
                 continue
             if in_class is not None and _defines_optimizer(in_class, model):
                 continue
-            ctx.report(func.attr,
-                       f"`{func.attr.value}` is private optimizer API that Keras 3 (and the TF 2.11 "
-                       f"optimizer) removed: it raises AttributeError after an upgrade; use {public}")
+            public, works_on_keras2 = replacement
+            target = model.target
+            fails = target.keras_major == 3 or target.is_from(_REMOVED_FROM)
+            removed = f"`{func.attr.value}` is private optimizer API that Keras 3 (and the TF 2.11 optimizer) removed"
+            if fails:
+                message = f"{removed}: it raises AttributeError on {target.describe_tensorflow()}; use {public}"
+            else:
+                advice = f"use {public}" if works_on_keras2 else f"there, use {public}"
+                message = (f"{removed}: it works on {target.describe_tensorflow()} and raises AttributeError after "
+                           f"an upgrade to TensorFlow 2.11 or later; {advice}")
+            ctx.report(func.attr, message, impact=fails_from(fails))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability
+from pipelint.diagnostics import Applicability, Impact
 from pipelint.model import find_arg, is_none
 from pipelint.rules.base import Invalid, NodeFix, Rule, RuleContext
 
@@ -58,6 +58,10 @@ included as part of the tf.data.Dataset.") and for `sample_weight`. `batch_size`
 ignored: the batches are whatever the dataset yields (`*_dataset_from_directory` batches by 32 by
 default; an unbatched dataset feeds one example per step), so the batch size the call asks for is
 not the one used for training.
+
+Impact: correctness for `y` and `sample_weight` (the call fails); an ignored `batch_size` is
+housekeeping (shown with `--show-housekeeping`): the training that ran used the dataset's batches,
+and dropping the argument changes nothing.
 
 ## Example
 ```python
@@ -219,4 +223,5 @@ need the targets moved into the dataset by hand.
                        if batch_size.keyword is not None else None)
                 ctx.report(_label(batch_size),
                            f"`batch_size` is ignored by `{kind}` when `x` is a tf.data.Dataset: the dataset's "
-                           f"own batching applies; set it with `.batch()` and drop the argument", fix)
+                           f"own batching applies; set it with `.batch()` and drop the argument", fix,
+                           impact=Impact.HOUSEKEEPING)  # (what ran is the dataset's batching either way)

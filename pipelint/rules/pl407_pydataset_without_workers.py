@@ -243,6 +243,10 @@ No automatic fix.
             return
         if self._fit_takes_workers(model):
             return  # Keras 2 style: PL406 reports it
+        # (The advice is Keras 3's: say which Keras the file is judged by, as the Keras 2 advice does.)
+        target = model.target
+        keras = (f"{target.describe_keras()} (the current release: the project declares no version)"
+                 if not target.known else target.describe_keras())
         for cls in model.pydataset_classes():
             state = self._init_state(cls, model)
             if state == "parallel":
@@ -253,7 +257,7 @@ No automatic fix.
                           "never passes `workers` to `PyDataset.__init__`, so it runs with one worker")
                 ctx.report(cls.name,
                            f"`{cls.name.value}` {passes}: batches load one at a time in one Python thread while the "
-                           f"model waits; pass `workers=N` (and `use_multiprocessing=True` for CPU-bound "
+                           f"model waits; in {keras} pass `workers=N` (and `use_multiprocessing=True` for CPU-bound "
                            f"loading) to `super().__init__`")
                 continue
             # `workers` can be given at construction: judge each construction in this module.
@@ -264,7 +268,7 @@ No automatic fix.
                                "is created without `workers=`: the `PyDataset` default of one worker")
                     ctx.report(call.func,
                                f"`{cls.name.value}` {created} loads batches one at a time in one Python thread while the "
-                               f"model waits; pass `workers=N` (and `use_multiprocessing=True` for "
+                               f"model waits; in {keras} pass `workers=N` (and `use_multiprocessing=True` for "
                                f"CPU-bound loading)")
 
     def _check_keras2(self, ctx: RuleContext) -> None:

@@ -42,6 +42,20 @@ _DEPRECATED = {
 _PREFIX = "tensorflow.data.experimental."
 # Deprecated `tf.data.Options` attributes with a 1:1 replacement.
 _OPTION_RENAMES = {"experimental_deterministic": "deterministic", "experimental_threading": "threading"}
+# The release that brought the replacement (and the deprecation): before it the experimental name is
+# the API, and the renamed `Options` attribute does not exist (setting it raises). Endpoints not
+# listed had their replacement in every TensorFlow 2 release.
+_REPLACED_IN = {
+    **dict.fromkeys(("scan", "take_while", "unique", "group_by_window", "bucket_by_sequence_length",
+                     "get_single_element", "RandomDataset", "snapshot", "ThreadingOptions",
+                     *_OPTION_RENAMES), (2, 6)),
+    **dict.fromkeys(("choose_from_datasets", "sample_from_datasets"), (2, 7)),
+}
+
+
+def _current_on(target, name: str) -> bool:
+    """Is `name` still the API on the target's TensorFlow (its replacement came later)?"""
+    return target.is_before(_REPLACED_IN.get(name, (2, 0)))
 
 
 class DeprecatedTfdataApi(Rule):
@@ -66,6 +80,12 @@ optimizations now produce on their own from plain `map(...).batch(...)` and
 `interleave(num_parallel_calls=...)`. `experimental_choose_from_datasets` differs from
 `Dataset.choose_from_datasets` in its `stop_on_empty_dataset` default, so that migration needs a
 look.
+
+Impact: housekeeping (shown with `--show-housekeeping`, or by selecting PL501): every one of these
+still works on TensorFlow 2.21. Where the file's target (see `target-version`) is older than the
+replacement (TensorFlow 2.6 for `scan`, `group_by_window`, `snapshot`, `Options.deterministic`...,
+2.7 for `sample_from_datasets` and `choose_from_datasets`), the experimental name is the API there
+and nothing is reported.
 
 ## Example
 ```python
@@ -204,7 +224,7 @@ the expression and sometimes argument defaults.
                 continue
             endpoint = name[len(_PREFIX):].split(".", 1)[0]  # `Optional.from_value` -> `Optional`
             replacement = _DEPRECATED.get(endpoint)
-            if replacement is None:
+            if replacement is None or _current_on(model.target, endpoint):
                 continue
             ctx.report(site.call.func,
                        f"`tf.data.experimental.{endpoint}` is deprecated (it logs a warning and is kept for "
@@ -214,7 +234,7 @@ the expression and sometimes argument defaults.
             node: cst.BaseExpression = target
             while isinstance(node, cst.Attribute):
                 new = _OPTION_RENAMES.get(node.attr.value)
-                if new is not None and node.attr not in reported:
+                if new is not None and node.attr not in reported and not _current_on(model.target, node.attr.value):
                     reported.add(node.attr)
                     ctx.report(node.attr,
                                f"`{node.attr.value}` is a deprecated alias of `tf.data.Options.{new}`; "
