@@ -16,7 +16,16 @@ Every rule has a code, a kebab-case name, a severity, docs in the shape *What it
 bad? / Example / Use instead / Fix safety / References*, and a safe or unsafe autofix where one
 exists. `pipelint rules` lists them and `pipelint rule PL101` prints one rule's docs. Selectors are
 full codes (`PL101`), prefixes (`PL1`, `PL20`) or `ALL`; rules that are off by default (`PL105`)
-are enabled only by their full code or `ALL` ([configuration](configuration.md))."""
+are enabled only by their full code or `ALL` ([configuration](configuration.md)).
+
+Each code has an impact, what its findings cost: **correctness** (the code is wrong on its own
+target TensorFlow/Keras: wrong data reaches the model, or a call fails there), **speed**,
+**breaks-on-upgrade** (works on the target, fails on a newer release: a migration) or
+**housekeeping** (a deprecated name that still works on the target). The table gives each code's
+default; a finding may refine it from the file's target (each rule's docs say how). By default
+only correctness and speed findings are reported; the others are counted in the summary and shown
+with `--show-migrations` / `--show-housekeeping`, or by selecting the code by its full code
+([usage](usage.md#impact))."""
 
 _PRECISION = """\
 Rules are precise by construction: a call is only treated as a tf.data operation when the
@@ -37,16 +46,16 @@ def render_rules_page() -> str:
         "",
         _INTRO,
         "",
-        "| code | name | severity | default | fix | what |",
-        "|---|---|---|---|---|---|",
+        "| code | name | severity | impact | default | fix | what |",
+        "|---|---|---|---|---|---|---|",
     ]
     for code, rule in rules.items():
-        lines.append(f"| [{code}](#{code.lower()}-{rule.name}) | {rule.name} | {rule.severity.value} | "
+        lines.append(f"| [{code}](#{code.lower()}-{rule.name}) | {rule.name} | {rule.severity.value} | {rule.impact.value} | "
                      f"{'on' if rule.default_enabled else 'off'} | {rule.fixable.value if rule.fixable else '-'} | "
                      f"{rule.summary} |")
     lines += ["", _PRECISION]
     for code, rule in rules.items():
-        lines += ["", f"## {code} {rule.name}", "", rule.summary, ""]
+        lines += ["", f"## {code} {rule.name}", "", rule.summary, "", f"Impact: {rule.impact.value}.", ""]
         if rule.options:
             lines.append(f"Options (`[tool.pipelint.rules.{code}]`):")
             lines.append("")

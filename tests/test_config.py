@@ -18,7 +18,7 @@ from pipelint.config import (
     find_config_file,
     load_settings,
 )
-from pipelint.diagnostics import Severity
+from pipelint.diagnostics import Impact, Severity
 from pipelint.rules.base import EngineCode, Option, Rule
 
 NO_OVERRIDES = CliOverrides()
@@ -33,9 +33,9 @@ def _rule(code: str, options: dict | None = None, base: type = Rule):
 @pytest.fixture(autouse=True)
 def fake_rules(monkeypatch):
     """A made-up code table (PL111 exists, PL202 is off by default) and rule classes for it."""
-    table = {code: CodeInfo(code, f"fake-{code.lower()}", Severity.WARNING)
+    table = {code: CodeInfo(code, f"fake-{code.lower()}", Severity.WARNING, Impact.SPEED)
              for code in ("PL000", "PL001", "PL002", "PL003", "PL101", "PL102", "PL111", "PL201")}
-    table["PL202"] = CodeInfo("PL202", "fake-pl202", Severity.WARNING, default_enabled=False)
+    table["PL202"] = CodeInfo("PL202", "fake-pl202", Severity.WARNING, Impact.SPEED, default_enabled=False)
     monkeypatch.setattr(code_table, "CODES", dict(sorted(table.items())))
     registry = {code: _rule(code, base=EngineCode) for code in ("PL000", "PL001", "PL002", "PL003")}
     registry["PL101"] = _rule("PL101", options={

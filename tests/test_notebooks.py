@@ -230,7 +230,7 @@ def test_sarif_and_github_point_into_the_json_file_and_name_the_cell(nb_project)
     assert region["startLine"] == raw_line
     assert raw_text[region["startColumn"] - 1:region["endColumn"] - 1] == "map"
     assert result["message"]["text"].startswith("cell 4, line 2: ")
-    assert result["properties"] == {"cell": 4, "cellLine": 2, "cellColumn": 31}
+    assert result["properties"] == {"impact": "speed", "cell": 4, "cellLine": 2, "cellColumn": 31}
     github = run("check", "nb.ipynb", "--select", "PL101", "--output-format", "github").output
     assert f"file=nb.ipynb,line={raw_line},col={region['startColumn']}," in github
     assert "title=PL101 (map-without-parallelism) in cell 4::cell 4, line 2: " in github

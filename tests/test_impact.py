@@ -1,0 +1,209 @@
+"""Each finding's impact (correctness, speed, breaks-on-upgrade, housekeeping), what a default run
+shows of it, and the Keras migrations (PL402-PL407, PL501) on the same code under a Keras 2 and a
+Keras 3 target, declared by the project's requirements.txt."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from clirunner import separate_streams_runner
+from pipelint.api import check_paths
+from pipelint.cli import main
+from pipelint.codes import CODES
+from pipelint.diagnostics import Impact
+from pipelint.docs import render_rules_page
+from pipelint.rules import all_rules
+
+KERAS2, KERAS3 = "tensorflow==2.10.1", "tensorflow==2.17.0"
+
+MIGRATIONS = """
+    import tensorflow as tf
+    from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+    class Batches(tf.keras.utils.Sequence):
+        def __init__(self, paths):
+            self.paths = paths
+
+    model.fit_generator(train_gen, steps_per_epoch=100, epochs=10)
+    lr = model.optimizer._decayed_lr(tf.float32)
+    train = ImageDataGenerator(rescale=1 / 255).flow_from_directory('data/train')
+    model.fit(train, epochs=3)
+    ds = tf.data.TFRecordDataset(files).batch(32).prefetch(tf.data.AUTOTUNE)
+    model.fit(ds, batch_size=32)
+    options = tf.data.Options()
+    options.experimental_deterministic = False
+    model.fit(Batches(paths), epochs=3)
+"""
+
+
+def _project(root: Path, requirement: str, source: str = MIGRATIONS, config: str = "") -> Path:
+    (root / ".git").mkdir(parents=True)  # the project's top: the walk for declarations stops here
+    (root / "requirements.txt").write_text(requirement + "\n")
+    (root / "train.py").write_text(textwrap.dedent(source).lstrip("\n"))
+    if config:
+        (root / "pyproject.toml").write_text(textwrap.dedent(config))
+    return root
+
+
+def _check(root: Path, *args: str):
+    result = separate_streams_runner().invoke(main, ["check", "--no-cache", *args, str(root)])
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def _json(root: Path, *args: str) -> list[dict]:
+    return json.loads(_check(root, "--output-format", "json", *args).output)
+
+
+def _found(root: Path, *args: str) -> dict[str, list[dict]]:
+    by_code: dict[str, list[dict]] = {}
+    for item in _json(root, *args):
+        by_code.setdefault(item["code"], []).append(item)
+    return by_code
+
+
+def test_every_code_declares_one_impact_and_the_rules_page_lists_it():
+    assert {info.impact for info in CODES.values()} == set(Impact)
+    page = render_rules_page()
+    for code, rule in all_rules().items():
+        assert rule.impact == CODES[code].impact
+        assert f"| {rule.severity.value} | {rule.impact.value} |" in page.split(f"[{code}]", 1)[1].splitlines()[0]
+
+
+# ---- the same code under Keras 2 and Keras 3
+
+
+def test_keras3_target_shows_what_fails_there(tmp_path):
+    found = _found(_project(tmp_path, KERAS3))
+    assert sorted(found) == ["PL402", "PL403", "PL404", "PL407"]
+    (fit_generator,) = found["PL402"]
+    assert fit_generator["impact"] == "correctness"
+    assert "raises AttributeError on Keras 3 (requirements.txt)" in fit_generator["message"]
+    assert fit_generator["fix"]["edits"][0]["content"] == "fit"
+    (decayed,) = found["PL404"]
+    assert decayed["impact"] == "correctness"
+    assert "raises AttributeError on TensorFlow 2.17 (requirements.txt); use `optimizer.learning_rate`" \
+        in decayed["message"]
+    (generator,) = found["PL403"]  # Keras 3's legacy copy decodes the files one batch at a time
+    assert generator["impact"] == "speed" and "use `keras.utils.image_dataset_from_directory`" in generator["message"]
+    (sequence,) = found["PL407"]  # the Keras 3 advice, with the Keras it is judged by
+    assert sequence["impact"] == "speed" and sequence["line"] == 4
+    assert "in Keras 3 (requirements.txt) pass `workers=N`" in sequence["message"]
+
+
+def test_keras2_target_shows_no_migration_by_default(tmp_path):
+    root = _project(tmp_path, KERAS2)
+    found = _found(root)
+    assert sorted(found) == ["PL407"]  # the one finding that costs on Keras 2: `fit` loads with one worker
+    (sequence,) = found["PL407"]
+    assert sequence["impact"] == "speed" and sequence["line"] == 16
+    assert "pass `workers=N` (and `use_multiprocessing=True` for CPU-bound loading) to `fit`" in sequence["message"]
+    assert "super().__init__" not in sequence["message"]  # Keras 2's Sequence takes no workers
+
+    migrations = _found(root, "--show-migrations")
+    assert sorted(migrations) == ["PL402", "PL404", "PL407"]
+    (fit_generator,) = migrations["PL402"]
+    assert fit_generator["impact"] == "breaks-on-upgrade"
+    assert "it works on Keras 2 (requirements.txt) and raises AttributeError after an upgrade" in fit_generator["message"]
+    assert fit_generator["fix"]["edits"][0]["content"] == "fit"  # `fit` takes generators from TF 2.1
+    (decayed,) = migrations["PL404"]
+    assert decayed["impact"] == "breaks-on-upgrade"
+    # Keras 2's `learning_rate` is the schedule, not its current value: the advice is for after the upgrade.
+    assert "works on TensorFlow 2.10 (requirements.txt)" in decayed["message"]
+    assert "; there, use `optimizer.learning_rate`" in decayed["message"]
+
+    housekeeping = _found(root, "--show-housekeeping")
+    assert sorted(housekeeping) == ["PL403", "PL405", "PL407", "PL501"]
+    assert {item["impact"] for code in ("PL403", "PL405", "PL501") for item in housekeeping[code]} == {"housekeeping"}
+    (rename,) = housekeeping["PL501"]
+    assert rename["fix"]["edits"][0]["content"] == "deterministic"
+
+
+def test_fixes_and_advice_follow_an_older_target(tmp_path):
+    root = _project(tmp_path, "tensorflow==2.0.0")
+    found = _found(root, "--show-migrations", "--show-housekeeping")
+    (fit_generator,) = found["PL402"]
+    # TensorFlow 2.0's `fit` takes no generator yet: the advice is for the upgrade, and no rename is offered.
+    assert "on TensorFlow 2.0 (requirements.txt) it is the API to use" in fit_generator["message"]
+    assert fit_generator["fix"] is None
+    (generator,) = found["PL403"]
+    assert "on TensorFlow 2.0 (requirements.txt) build a tf.data pipeline" in generator["message"]
+    assert "PL501" not in found  # `Options.deterministic` came in 2.6: setting it would raise on 2.0
+
+
+def test_keras2_advice_names_the_experimental_layers_before_2_6(tmp_path):
+    found = _found(_project(tmp_path, "tensorflow==2.4.1"), "--select", "PL403")
+    (generator,) = found["PL403"]
+    assert "`tf.keras.preprocessing.image_dataset_from_directory`" in generator["message"]
+    assert "`tf.keras.layers.experimental.preprocessing`" in generator["message"]
+
+
+def test_a_newer_target_version_shows_the_migrations_as_failures(tmp_path):
+    found = _found(_project(tmp_path, KERAS2), "--target-version", "2.21")
+    assert [item["impact"] for item in found["PL402"]] == ["correctness"]
+    assert [item["impact"] for item in found["PL404"]] == ["correctness"]
+
+
+@pytest.mark.parametrize("code,impact", [("PL402", "breaks-on-upgrade"), ("PL501", "housekeeping")])
+def test_selecting_a_code_by_its_full_code_shows_its_findings(tmp_path, code, impact):
+    root = _project(tmp_path, KERAS2)
+    assert [item["impact"] for item in _found(root, "--select", code)[code]] == [impact]
+    assert code not in _found(root, "--select", code[:3])  # a prefix picks rules, not findings
+
+
+# ---- what is left out is said, and fails nothing
+
+
+def test_the_summary_names_what_was_left_out_and_how_to_show_it(tmp_path):
+    root = _project(tmp_path, KERAS2)
+    result = _check(root, "--output-format", "concise")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[-3:] == [
+        "Found 1 finding (1 speed; 0 fixable with --fix).",
+        "2 breaks-on-upgrade findings not shown: --show-migrations",
+        "3 housekeeping findings not shown: --show-housekeeping",
+    ]
+    quiet = _check(root, "--output-format", "concise", "--quiet")
+    assert "not shown" not in quiet.output and quiet.output.count("\n") == 1
+
+
+def test_hidden_findings_do_not_fail_the_run_nor_get_fixed(tmp_path):
+    root = _project(tmp_path, KERAS2, """
+        import tensorflow as tf
+        options = tf.data.Options()
+        options.experimental_deterministic = False
+    """)
+    result = _check(root)
+    assert result.exit_code == 0
+    assert result.output.splitlines() == ["All checks passed!", "1 housekeeping finding not shown: --show-housekeeping"]
+    _check(root, "--fix")
+    assert "experimental_deterministic" in (root / "train.py").read_text()
+    assert _check(root, "--fix", "--show-housekeeping").exit_code == 0
+    assert "options.deterministic = False" in (root / "train.py").read_text()
+
+
+def test_the_configuration_shows_them_too(tmp_path):
+    root = _project(tmp_path, KERAS2, config="""
+        [tool.pipelint]
+        show-migrations = true
+        show-housekeeping = true
+    """)
+    assert sorted(_found(root)) == ["PL402", "PL403", "PL404", "PL405", "PL407", "PL501"]
+    assert sorted(d.code for d in check_paths([root])) == ["PL402", "PL403", "PL404", "PL405", "PL407", "PL501"]
+    (root / "pyproject.toml").write_text('[tool.pipelint]\nshow-housekeeping = "yes"\n')
+    result = _check(root)
+    assert result.exit_code == 2 and "'show-housekeeping' must be a boolean" in result.stderr
+
+
+def test_sarif_carries_the_impact_on_each_result_and_rule(tmp_path):
+    root = _project(tmp_path, KERAS3)
+    sarif = json.loads(_check(root, "--output-format", "sarif").output)
+    run = sarif["runs"][0]
+    rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
+    assert rules["PL402"]["properties"]["impact"] == "breaks-on-upgrade"  # the code's default
+    assert rules["PL501"]["properties"]["impact"] == "housekeeping"
+    impacts = {result["ruleId"]: result["properties"]["impact"] for result in run["results"]}
+    assert impacts == {"PL402": "correctness", "PL403": "speed", "PL404": "correctness", "PL407": "speed"}
