@@ -16,6 +16,9 @@ on TensorFlow before 2.11 (`prefetch-injected = false`: its scripts were written
 missing prefetch whatever the version) and the current TensorFlow's Keras (`target-version = "2.21"`), real code with
 the rules a default run reports (`--every-rule` for all of them: users see the default), and the
 (file, line, code) triples are compared. Engine codes PL000-PL003 always count as failures.
+Every finding of those rules is scored, whatever its impact: the script reads the engine's results
+(`lint_source`, `check_files`), which hold every finding, before `Settings.shows` leaves out the
+migrations and housekeeping that a default `pipelint check` only counts (docs/usage.md#impact).
 
     python benchmarks/precision_recall.py                          # written corpus
     python benchmarks/precision_recall.py --realcode /tmp/realcode # both, side by side
