@@ -390,3 +390,16 @@ def test_gan_sharing_one_adam_on_keras2_of_unnamed_release_says_what_it_shifts(t
     assert finding.line == 10
     assert "Keras 2 of TensorFlow before 2.11" in finding.message and "step count" in finding.message
     assert "Unknown variable" not in finding.message
+
+
+def test_branches_of_an_if_joining_at_one_take_are_no_split(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.4.0\n", "train.py": """
+        import tensorflow as tf
+        ds = tf.data.Dataset.range(10).map(parse)
+        if training:
+            ds = ds.map(parse)
+        ds = ds.take(5)
+        model.fit(ds, epochs=2, steps_per_epoch=10)
+    """})
+    # each branch's last stage, as with any pipeline that ends in a `take`
+    assert _found(root, "PL103") == [("train.py", 2, "PL103"), ("train.py", 4, "PL103")]

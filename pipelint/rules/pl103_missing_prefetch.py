@@ -94,9 +94,10 @@ def _split_end(model, path: DatasetPath, paths: tuple[DatasetPath, ...]) -> Op |
     if any(other is not path and any(op is before for op in other.ops) and all(op is not end for op in other.ops)
            for other in paths):
         return None
-    # (another pipeline continues from the same point without this op: a sibling split, not a
-    # branch that joins again at this `take`)
-    return end if any(tail and all(op is not end for op in tail) for tail in model.continuations(before)) else None
+    # (another `take`/`skip` continues from the same point: a sibling split, not a branch of an
+    # `if` that joins again at this `take`)
+    return end if any(len(tail) == 1 and tail[0] is not end and tail[0].name in _SPLITS and not tail[0].implicit
+                      for tail in model.continuations(before)) else None
 
 
 def _helper_batch(path: DatasetPath) -> bool:
