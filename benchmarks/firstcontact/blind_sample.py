@@ -10,6 +10,7 @@ pipelint to judge each finding accurate or not, and worth acting on or not, from
 
     python benchmarks/firstcontact/blind_sample.py TREE --sample 70 --seed 2026 --out DRAW.json
     python benchmarks/firstcontact/blind_sample.py TREE --verdicts VERDICTS.csv   # the shares
+    python benchmarks/firstcontact/blind_sample.py TREE --shown --exclude EARLIER.json --seed 2027 --out D2.json
 
 `VERDICTS.csv`: `index,accurate,worth,reason` (index into the draw; `accurate`/`worth` yes or no).
 """
@@ -85,7 +86,9 @@ def extract(tree: Path) -> dict[str, str]:
     return commits
 
 
-def findings(tree: Path, commits: dict[str, str]) -> list[dict]:
+def findings(tree: Path, commits: dict[str, str], shown: bool = False) -> list[dict]:
+    """Every default-rule finding; with `shown`, only those the default output shows (issue 32:
+    migrations and housekeeping are left out unless asked for)."""
     from pipelint.config import CliOverrides, SettingsResolver
     from pipelint.engine import check_files
 
@@ -94,15 +97,17 @@ def findings(tree: Path, commits: dict[str, str]) -> list[dict]:
     for repository, commit in sorted(commits.items()):
         root = tree / repository.replace("/", "__")
         paths = sorted(p for p in root.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
+        resolver = SettingsResolver(CliOverrides(), cwd=root)
         try:
-            checked = check_files(paths, SettingsResolver(CliOverrides(), cwd=root), jobs=1)
+            checked = check_files(paths, resolver, jobs=1)
         except Exception as error:  # noqa: BLE001
             print(f"{repository}: check raised {type(error).__name__}: {error}", file=sys.stderr)
             continue
         for result in checked:
             path = Path(result.file or result.path).resolve().relative_to(root.resolve()).as_posix()
+            settings = resolver.for_path(Path(result.file or result.path))
             for d in result.diagnostics:
-                if d.code in codes:
+                if d.code in codes and (not shown or settings.shows(d)):
                     cell = getattr(d, "cell", None)
                     found.append({"repository": repository, "commit": commit, "path": path,
                                   "line": f"{cell}:{d.line}" if cell is not None else d.line,
@@ -133,16 +138,23 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--out", type=Path, default=HERE / "blind_sample.json")
     parser.add_argument("--verdicts", type=Path, help="score a judged draw instead of drawing")
+    parser.add_argument("--shown", action="store_true", help="draw only from what the default output shows")
+    parser.add_argument("--exclude", type=Path, action="append", default=[],
+                        help="an earlier draw whose findings a reader has seen (left out of this one)")
     args = parser.parse_args()
     if args.verdicts is not None:
         shares(json.loads(args.out.read_text(encoding="utf-8"))["draw"], args.verdicts)
         return
     commits = extract(args.tree)
-    every = findings(args.tree, commits)
+    seen = {(f["repository"], f["path"], str(f["line"]), f["code"]) for earlier in args.exclude
+            for f in json.loads(earlier.read_text(encoding="utf-8"))["draw"]}
+    every = [f for f in findings(args.tree, commits, args.shown)
+             if (f["repository"], f["path"], str(f["line"]), f["code"]) not in seen]
     draw = random.Random(args.seed).sample(every, min(args.sample, len(every)))
     from pipelint import __version__
 
-    args.out.write_text(json.dumps({"seed": args.seed, "repositories": len(commits), "findings": len(every),
+    args.out.write_text(json.dumps({"seed": args.seed, "shown": args.shown, "excluded": [str(e) for e in args.exclude],
+                                    "repositories": len(commits), "findings": len(every),
                                     "pipelint": __version__, "draw": draw}, indent=1) + "\n", encoding="utf-8")
     print(f"{len(commits)} repositories, {len(every)} findings, {len(draw)} drawn -> {args.out}")
 
