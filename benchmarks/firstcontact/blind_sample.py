@@ -3,7 +3,7 @@
 Draw: every repository under the mirrors (`/work/.mirror`, brought there by `fetch` while sets
 were collected and then passed over: too many files, no pipeline, another partition) that no
 manifest names (`benchmarks/realcode`, `sample_repos.json`, any first-contact set); its Python
-files and notebooks at HEAD go into TREE; each repository is checked as a user would check it
+files and notebooks at HEAD, with the files that declare its TensorFlow, go into TREE; each repository is checked as a user would check it
 (the default rules, one run per repository); N findings are drawn with SEED. The draw is written to
 `blind_sample.json` (repository, commit, path, line, code, message), for a reader who never runs
 pipelint to judge each finding accurate or not, and worth acting on or not, from the code alone.
@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.append(str(HERE.parent.parent))
 
 from benchmarks.firstcontact.score import default_codes, known_repositories  # noqa: E402
+from pipelint.target import is_declaring_file  # noqa: E402
 
 MIRRORS = Path("/work/.mirror")
 MAX_FILES = 300  # per repository: a monorepo's thousandth file adds nothing to a sample of users' code
@@ -66,8 +67,11 @@ def extract(tree: Path) -> dict[str, str]:
             continue
         try:
             commit = git(directory, "rev-parse", "HEAD").decode().strip()
-            names = [n for n in git(directory, "ls-tree", "-r", "--name-only", "HEAD").decode().splitlines()
-                     if n.endswith((".py", ".ipynb"))][:MAX_FILES]
+            listed = git(directory, "ls-tree", "-r", "--name-only", "HEAD").decode().splitlines()
+            # The code, and the files that declare its TensorFlow (requirements, setup, Dockerfile,
+            # README): a user checks a project with them beside it.
+            code = [n for n in listed if n.endswith((".py", ".ipynb"))]
+            names = code[:MAX_FILES] + [n for n in listed if n not in code and is_declaring_file(n.rsplit("/", 1)[-1])]
         except subprocess.CalledProcessError:
             continue
         root = tree / repository.replace("/", "__")
@@ -82,6 +86,7 @@ def extract(tree: Path) -> dict[str, str]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
         if root.is_dir():
+            (root / ".git").mkdir(exist_ok=True)  # the repository's top: declarations are not looked for above it
             commits[repository] = commit
     return commits
 

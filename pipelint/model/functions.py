@@ -33,6 +33,12 @@ class MappedFunctions(InterpreterState):
                 bound_lambda = self.model.bound_once(fn.value)  # `drop = lambda x, y: x`
                 if isinstance(bound_lambda, cst.Lambda):
                     return self._function_facts(bound_lambda, frame, depth, partial)
+
+            made_by = self.model.bound_once(fn.value) if body is None else None
+            if isinstance(made_by, cst.Call) and not partial and depth < 2 \
+                    and self._factory_of(made_by, frame) is not None:
+                # `transform_map = self._get_transform_map(t)`, then `ds.map(transform_map)`
+                return self._function_facts(made_by, frame, depth, partial)
             bound = frame.env.get(fn.value)
             if body is None and isinstance(bound, ObjectValue) and bound.cls is not None \
                     and isinstance(bound.node, cst.Call):
@@ -172,8 +178,13 @@ class MappedFunctions(InterpreterState):
         """The function of this module that `call` calls when it returns a function it defines
         (an inner `def` or a `lambda`): a map-function factory."""
         func = call.func
-        factory = (frame.locals_defs.get(func.value) or self.functions.get(func.value)) \
-            if isinstance(func, cst.Name) else None
+        if isinstance(func, cst.Name):
+            factory = frame.locals_defs.get(func.value) or self.functions.get(func.value)
+        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+              and frame.cls is not None):
+            factory = self.methods.get(frame.cls, {}).get(func.attr.value)  # `self._get_transform_map(t)`
+        else:
+            factory = None
         return factory if factory is not None and _made_function(factory)[0] is not None else None
 
     def _project_facts(self, fn: cst.BaseExpression, depth: int, partial: bool = False) -> FunctionFacts | None:
