@@ -63,7 +63,7 @@ def prepare(sid: str, workdir: str, src_dir: str | None = None) -> str:
     if not os.path.exists(os.path.join(d, ".data-ready")):
         recipe["synth"](d)
         open(os.path.join(d, ".data-ready"), "w").close()
-    text = source(manifest()[sid], src_dir)
+    text = source(manifest()[recipe.get("source", sid)], src_dir)
     for fix in [None, *recipe["fixes"]]:
         with open(os.path.join(d, f"run_{fix or 'plain'}.py"), "w") as f:
             f.write(adapt(text, recipe, fix))

@@ -231,6 +231,34 @@ RECIPES: dict[str, dict] = {
 }
 
 
+# The same scripts with narrower models: on this CPU the models above set the pace; narrowed,
+# the input pipelines do (what a fast accelerator would make of them). Only widths differ.
+def _narrow(base: str, widths: list[tuple[str, str]]) -> dict:
+    r = dict(RECIPES[base], source=base)
+    subs = [(old, dict(widths).get(old, new)) for old, new in r["subs"]]
+    r["subs"] = subs + [w for w in widths if w[0] not in dict(r["subs"])]
+    return r
+
+
+RECIPES["image_folder_narrow"] = _narrow("image_folder", [
+    ("x = layers.Conv2D(128, 3, strides=2", "x = layers.Conv2D(4, 3, strides=2"),
+    ("for size in [256, 512, 728]:", "for size in [4, 8, 8]:"),
+    ("layers.SeparableConv2D(1024, 3", "layers.SeparableConv2D(8, 3"),
+])
+RECIPES["text_narrow"] = _narrow("text", [
+    ("embedding_dim = 128", "embedding_dim = 8"),
+    ('layers.Conv1D(128, 7, padding="valid", activation="relu", strides=3)',
+     'layers.Conv1D(8, 7, padding="valid", activation="relu", strides=3)'),
+    ('x = layers.Dense(128, activation="relu")(x)', 'x = layers.Dense(8, activation="relu")(x)'),
+])
+RECIPES["segmentation_narrow"] = _narrow("segmentation", [
+    ('x = layers.Conv2D(32, 3, strides=2, padding="same")(inputs)',
+     'x = layers.Conv2D(4, 3, strides=2, padding="same")(inputs)'),
+    ("for filters in [64, 128, 256]:", "for filters in [4, 4, 8]:"),
+    ("for filters in [256, 128, 64, 32]:", "for filters in [8, 4, 4, 4]:"),
+])
+
+
 def adapt(text: str, recipe: dict, fix: str | None = None) -> str:
     """The script as it runs here: the recipe's substitutions, the cut, then the fix's own."""
     subs = list(recipe["subs"]) + (list(recipe["fixes"][fix]) if fix else [])
