@@ -240,11 +240,6 @@ def _narrow(base: str, widths: list[tuple[str, str]]) -> dict:
     return r
 
 
-RECIPES["image_folder_narrow"] = _narrow("image_folder", [
-    ("x = layers.Conv2D(128, 3, strides=2", "x = layers.Conv2D(4, 3, strides=2"),
-    ("for size in [256, 512, 728]:", "for size in [4, 8, 8]:"),
-    ("layers.SeparableConv2D(1024, 3", "layers.SeparableConv2D(8, 3"),
-])
 RECIPES["text_narrow"] = _narrow("text", [
     ("embedding_dim = 128", "embedding_dim = 8"),
     ('layers.Conv1D(128, 7, padding="valid", activation="relu", strides=3)',
