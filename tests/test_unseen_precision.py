@@ -403,3 +403,28 @@ def test_branches_of_an_if_joining_at_one_take_are_no_split(tmp_path):
     """})
     # each branch's last stage, as with any pipeline that ends in a `take`
     assert _found(root, "PL103") == [("train.py", 2, "PL103"), ("train.py", 4, "PL103")]
+
+
+def test_map_function_made_by_a_method_of_the_class_is_judged_by_its_body(tmp_path):
+    root = _project(tmp_path, {"generator.py": """
+        import tensorflow as tf
+
+        class RetinaGenerator:
+            def create(self, files, transforms):
+                ds = tf.data.TFRecordDataset(files)
+                transform_map = self.__get_transform_map(transforms)
+                ds = ds.map(transform_map)
+                return ds.map(self._targets(8)).batch(8)
+
+            def __get_transform_map(self, transforms):
+                def transform_map(row):
+                    return tf.compat.v1.py_func(transforms.apply, [row], [tf.float32])
+                return transform_map
+
+            def _targets(self, n):
+                return lambda row: tf.one_hot(row, n)
+
+        model.fit(RetinaGenerator().create(files, t), epochs=3)
+    """})
+    # Python under the GIL in the first (PL106, not PL101); the second is a stateless projection
+    assert _found(root, "PL101", "PL106") == [("generator.py", 12, "PL106")]
