@@ -95,14 +95,16 @@ def findings(tree: Path, commits: dict[str, str], shown: bool = False) -> list[d
     """Every default-rule finding; with `shown`, only those the default output shows (issue 32:
     migrations and housekeeping are left out unless asked for)."""
     from pipelint.config import CliOverrides, SettingsResolver
+    from pipelint.discovery import discover
     from pipelint.engine import check_files
 
     codes = default_codes()
     found = []
     for repository, commit in sorted(commits.items()):
         root = tree / repository.replace("/", "__")
-        paths = sorted(p for p in root.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
         resolver = SettingsResolver(CliOverrides(), cwd=root)
+        # The files `pipelint check .` would read there (default excludes: `.ipynb_checkpoints`...)
+        paths = [root / path for path in discover([root], resolver).files]
         try:
             checked = check_files(paths, resolver, jobs=1)
         except Exception as error:  # noqa: BLE001

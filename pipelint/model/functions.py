@@ -7,6 +7,8 @@ calls inside a function body.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 
 import libcst as cst
@@ -34,7 +36,9 @@ class MappedFunctions(InterpreterState):
                 if isinstance(bound_lambda, cst.Lambda):
                     return self._function_facts(bound_lambda, frame, depth, partial)
 
-            made_by = self.model.bound_once(fn.value) if body is None else None
+            # (the text first: the module's assignments are collected only where a factory of this
+            # module or class may make it)
+            made_by = self.model.bound_once(fn.value) if body is None and self._maybe_made(fn.value, frame) else None
             if isinstance(made_by, cst.Call) and not partial and depth < 2 \
                     and self._factory_of(made_by, frame) is not None:
                 # `transform_map = self._get_transform_map(t)`, then `ds.map(transform_map)`
@@ -173,6 +177,16 @@ class MappedFunctions(InterpreterState):
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
                              trace_time_randomness, self._wrapped_only_waits(py_function), where, function)
+
+    def _maybe_made(self, name: str, frame: Frame) -> bool:
+        """Does the text bind `name` to a call of a factory here (`name = self._get_map(...)`)?"""
+        for found in re.finditer(rf"\b{re.escape(name)}\s*=\s*(self\.)?(\w+)\s*\(", self.model.source):
+            callee = found.group(2)
+            factory = (self.methods.get(frame.cls, {}).get(callee) if found.group(1) and frame.cls is not None
+                       else frame.locals_defs.get(callee) or self.functions.get(callee))
+            if factory is not None and _made_function(factory)[0] is not None:
+                return True
+        return False
 
     def _factory_of(self, call: cst.Call, frame: Frame) -> cst.FunctionDef | None:
         """The function of this module that `call` calls when it returns a function it defines

@@ -289,6 +289,8 @@ class PipelineModel(KerasQueries):
         self._name_bindings: dict[str, list[int]] = {}
         self._false_blocks: list[cst.BaseSuite] | None = None
         self._name_counts: dict[str, int] | None = None
+        #: id(value) -> (the plain name a one-target assignment binds it to, at module level?)
+        self._assigned_values: dict[int, tuple[str, bool]] | None = None
         #: Run as a caller of another project module: the datasets each of that module's
         #: functions received here, by qualified name (`Class.method`) and parameter.
         self.seeds: dict[str, dict[str, object]] = {}
@@ -313,6 +315,8 @@ class PipelineModel(KerasQueries):
     def _settle_iterators(self) -> None:
         """`it = iter(ds)` whose only uses are a `next(it)` or two where it was made (a notebook
         cell that shows a batch) is a look at the data, not a loop over it."""
+        if "iter(" not in self.source:
+            return
         for consumer in self.consumers:
             if consumer.kind == "iter" and isinstance(consumer.node, cst.Call) and consumer.where is None:
                 name = self._bound_name(consumer.node)
@@ -377,7 +381,9 @@ class PipelineModel(KerasQueries):
                or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == function
                for site in self.calls):
             return False
-        if self._name_tokens().get(function, 0) > 1:
+        # (the text first: only a name written more than once needs the tokens, which leave out
+        # its mentions in comments, `# train()`, and strings, `"train"`)
+        if len(re.findall(rf"\b{re.escape(function)}\b", self.source)) > 1 and self._name_tokens().get(function, 0) > 1:
             return False  # named elsewhere here: handed on, registered, called through a name
         read = read_by_importers(self.project, function)
         # No project module imports this one: dead when it runs as a script (top to bottom) and
@@ -547,13 +553,18 @@ class PipelineModel(KerasQueries):
 
     def _bound_name(self, call: cst.Call) -> str | None:
         """The plain name `call`'s value is bound to (`datagen = ImageDataGenerator(...)`)."""
-        top = {id(small) for stmt in self.module.body if isinstance(stmt, cst.SimpleStatementLine)
-               for small in stmt.body}
-        for assign in _AssignCollector.of(self.module):
-            if assign.value is call and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
-                name = assign.targets[0].target.value
-                return None if id(assign) in top and self._imported_from_here(name) else name
-        return None
+        if self._assigned_values is None:
+            top = {id(small) for stmt in self.module.body if isinstance(stmt, cst.SimpleStatementLine)
+                   for small in stmt.body}
+            self._assigned_values = {
+                id(assign.value): (assign.targets[0].target.value, id(assign) in top)
+                for assign in _AssignCollector.of(self.module)
+                if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)}
+        bound = self._assigned_values.get(id(call))
+        if bound is None:
+            return None
+        name, module_level = bound
+        return None if module_level and self._imported_from_here(name) else name
 
     def _imported_from_here(self, name: str) -> bool:
         """May another module import this module-level name: one of the project's importers reads

@@ -312,9 +312,7 @@ No automatic fix.
         model = ctx.model
         sites = [s for s in model.compiles
                  if s.model is not None and s.optimizer is not None
-                 and model.is_model_bound_optimizer(s.optimizer)
-                 # (compiled in a function that never runs: C1, nothing trains there)
-                 and not model.in_dead_function(s.call if s.via is None else s.via)]
+                 and model.is_model_bound_optimizer(s.optimizer)]
         # A helper that compiles is run on its own too; where its calls are in sight, they are the
         # models it makes (its own run is none of them: it would make the first call a reuse).
         called = {s.call for s in sites if s.via is not None}
@@ -333,6 +331,8 @@ No automatic fix.
                        or self._loop_reuse(site, model))
             if message is None:
                 continue
+            if model.in_dead_function(site.call if site.via is None else site.via):
+                continue  # compiled in a function that never runs: C1, nothing trains there
             legacy = _legacy_class(site.optimizer.kind)
             what, runs = "legacy optimizer", "it runs"
             target = model.target
