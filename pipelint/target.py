@@ -425,7 +425,9 @@ _KERAS2_API = _Lazy(
     r"(?m)^\s*(?:from|import)\s+(?:tensorflow\.python\.keras|keras\.(?:engine|layers\.(?:convolutional|core|pooling|"
     r"advanced_activations|recurrent|normalization)|wrappers\.scikit_learn|utils\.(?:np_utils|data_utils|vis_utils)))\b|"
     r"\.(?:fit|evaluate|predict)_generator\s*\(|"
-    r"\.(?:fit|evaluate|predict)\s*\((?:[^()]|\([^()]*\))*\b(?:workers|use_multiprocessing|max_queue_size)\s*=")
+    r"\.(?:fit|evaluate|predict)\s*\((?:[^()]|\([^()]*\))*\b(?:workers|use_multiprocessing|max_queue_size)\s*=|"
+    # `Adam(lr=...)`: the optimizers from TensorFlow 2.11 on (and Keras 3) refuse `lr`
+    r"\b(?:Adam|SGD|RMSprop|Adagrad|Adadelta|Adamax|Nadam|Ftrl)\s*\((?:[^()]|\([^()]*\))*\blr\s*=")
 
 
 def api_evidence(text: str) -> str:
@@ -437,12 +439,15 @@ def api_evidence(text: str) -> str:
         name = tf1.group(0).replace("from ", "").replace("import ", "").strip().lstrip(".").rstrip("(")
         return f"1.x `{name}`"
     keras2 = _KERAS2_API.search(text) if ("keras" in text or "_generator" in text or "workers" in text
-                                          or "use_multiprocessing" in text or "max_queue_size" in text) else None
+                                          or "use_multiprocessing" in text or "max_queue_size" in text
+                                          or "lr=" in text or "lr =" in text) else None
     if keras2 is not None:
         found = keras2.group(0).strip()
         if found.startswith(("from ", "import ")):
             return "keras2 `" + found.split()[1] + "`"
         call = found.lstrip(".").split("(")[0].strip()
+        if found.rstrip().endswith("lr =") or found.rstrip().endswith("lr="):
+            return f"keras2 `{call}(lr=...)`"
         if call in ("fit", "evaluate", "predict"):
             argument = re.search(r"\b(workers|use_multiprocessing|max_queue_size)\s*=$", keras2.group(0))
             call = f"{call}({argument.group(1) if argument else 'workers'}=...)"

@@ -428,3 +428,23 @@ def test_map_function_made_by_a_method_of_the_class_is_judged_by_its_body(tmp_pa
     """})
     # Python under the GIL in the first (PL106, not PL101); the second is a stateless projection
     assert _found(root, "PL101", "PL106") == [("generator.py", 12, "PL106")]
+
+
+def test_a_buffer_as_large_as_an_identity_matrix_shuffles_it_all(tmp_path):
+    root = _project(tmp_path, {"shuffle_demo.py": """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices(tf.eye(3)).shuffle(3)
+        small = tf.data.Dataset.from_tensor_slices(tf.eye(3000)).shuffle(3)
+        for x, y in zip(ds, small):
+            train_step(x, y)
+    """})
+    assert _found(root, "PL205") == [("shuffle_demo.py", 3, "PL205")]
+
+
+def test_an_optimizer_given_lr_is_keras2_evidence():
+    from pipelint.target import api_evidence, target_for
+
+    assert api_evidence("from keras.optimizers import Adam\nadam = Adam(lr=0.0002, beta_1=0.5)\n") == \
+        "keras2 `Adam(lr=...)`"
+    assert api_evidence("adam = tf.keras.optimizers.Adam(learning_rate=2e-4)\n") == ""
+    assert target_for(None, "import keras\nopt = keras.optimizers.SGD(lr=0.01, momentum=0.9)\n").keras_major == 2

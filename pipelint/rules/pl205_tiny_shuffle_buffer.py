@@ -17,6 +17,9 @@ _NON_GROWING = frozenset({"map", "filter", "cache", "prefetch", "shuffle", "skip
 # Tensor constructors whose first argument is the shape: `tf.random.uniform((10, 10))` has 10 rows.
 _SHAPED_CONSTRUCTORS = frozenset({"tensorflow.random.uniform", "tensorflow.random.normal", "tensorflow.zeros",
                                   "tensorflow.ones", "numpy.zeros", "numpy.ones", "numpy.empty"})
+# Constructors whose one positional argument is the number of rows (`tf.eye(3)`, `np.arange(100)`).
+_COUNTED_CONSTRUCTORS = frozenset({"tensorflow.eye", "tensorflow.range", "numpy.eye", "numpy.identity",
+                                   "numpy.arange"})
 
 
 def _origin_size(path: DatasetPath, model) -> int | None:
@@ -50,9 +53,12 @@ def _slices(tensors: cst.BaseExpression, model) -> int | None:
         return _slices(bound, model) if isinstance(bound, (cst.List, cst.Tuple, cst.Dict, cst.Call)) else None
     if isinstance(tensors, cst.Call):  # `tf.random.uniform((10, 10))`: its shape's first dimension
         shape = tensors.args[0].value if tensors.args and tensors.args[0].keyword is None else None
-        if model.qualified_name(tensors.func) in _SHAPED_CONSTRUCTORS and isinstance(shape, (cst.Tuple, cst.List)) \
-                and shape.elements:
+        name = model.qualified_name(tensors.func)
+        if name in _SHAPED_CONSTRUCTORS and isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
             return literal_int(shape.elements[0].value)
+        positional = [a for a in tensors.args if a.keyword is None]
+        if name in _COUNTED_CONSTRUCTORS and len(positional) == 1:
+            return literal_int(positional[0].value)  # `tf.eye(3)`, `np.arange(100)`: n rows
         return None
     if isinstance(tensors, cst.List):
         if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
