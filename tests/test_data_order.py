@@ -62,18 +62,21 @@ def test_PL205_a_list_shuffled_in_data_py_before_it_is_returned_is_mixed(tmp_pat
     assert check_paths([tmp_path], select=["PL205"]) == []
 
 
+_MAKE_DATASET = """
+    import glob
+
+    import tensorflow as tf
+
+
+    def make_dataset(root):
+        files = sorted(glob.glob(f'{root}/*/*.png'))
+        return tf.data.Dataset.from_tensor_slices(files).map(load_image)
+    """
+
+
 def test_PL205_a_dataset_made_from_class_folders_in_another_module_then_shuffled_here(tmp_path):
     _write(tmp_path, {
-        "data.py": """
-            import glob
-
-            import tensorflow as tf
-
-
-            def make_dataset(root):
-                files = sorted(glob.glob(f'{root}/*/*.png'))
-                return tf.data.Dataset.from_tensor_slices(files).map(load_image)
-            """,
+        "data.py": _MAKE_DATASET,
         "train.py": """
             import data
 
@@ -90,16 +93,7 @@ def test_PL205_a_dataset_made_from_class_folders_in_another_module_then_shuffled
 
 def test_PL205_the_same_dataset_only_validated_on_in_the_other_module_is_left_alone(tmp_path):
     _write(tmp_path, {
-        "data.py": """
-            import glob
-
-            import tensorflow as tf
-
-
-            def make_dataset(root):
-                files = sorted(glob.glob(f'{root}/*/*.png'))
-                return tf.data.Dataset.from_tensor_slices(files).map(load_image)
-            """,
+        "data.py": _MAKE_DATASET,
         "train.py": """
             import data
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from pipelint.model.syntax import block_body, dotted, find_arg, is_false, literal_int
+from pipelint.model.syntax import ancestors, block_body, dotted, find_arg, is_false, literal_int
 from pipelint.model.values import DatasetPath
 
 _GLOBS = frozenset({"glob.glob", "glob.iglob", "tensorflow.io.gfile.glob", "tensorflow.gfile.Glob"})
@@ -139,28 +139,6 @@ def constant_int(expr: cst.BaseExpression | None, model, depth: int = 0) -> int 
     return None
 
 
-class _Ancestors(cst.CSTVisitor):
-    """The nodes around one node, outermost first (the node itself last)."""
-
-    def __init__(self, target: cst.CSTNode) -> None:
-        self.target = target
-        self.stack: list[cst.CSTNode] = []
-        self.found: list[cst.CSTNode] | None = None
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.found is not None:
-            return False
-        self.stack.append(node)
-        if node is self.target:
-            self.found = list(self.stack)
-            return False
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.stack and self.stack[-1] is original_node:
-            self.stack.pop()
-
-
 class _Scope:
     """The module (this one or another project module) whose statements build a list."""
 
@@ -190,15 +168,13 @@ class _Scope:
 
     def listing_at(self, expr: cst.BaseExpression, use: cst.CSTNode, depth: int = 0) -> object:
         """What `expr` (a part of the statement holding `use`) is, after the statements before it."""
-        finder = _Ancestors(use)
-        self.module.visit(finder)
-        ancestors = finder.found
-        if not ancestors:
+        around = ancestors(self.module, use)
+        if not around:
             return None
-        function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+        function = next((n for n in reversed(around) if isinstance(n, cst.FunctionDef)), None)
         body = block_body(function.body) if function is not None else self.module.body
         state: dict[str, object] = {}
-        self._run(body, state, set(map(id, ancestors)), depth)
+        self._run(body, state, set(map(id, around)), depth)
         return self._value(expr, state, depth)
 
     def _run(self, body, state: dict[str, object], around: set[int], depth: int) -> bool:

@@ -30,7 +30,7 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
-from pipelint.model.syntax import all_params, block_body, find_arg, is_false, literal_int
+from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int
 from pipelint.target import Target
 from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, Op, OpSite, Origin
 
@@ -46,13 +46,17 @@ _SWITCHES_OFF = {
 }
 
 
-def names_only_bound_or_chained(source: str) -> set[str]:
-    """The names whose every mention is `name = ...`, `for name in ...`, `name.<dataset method>(`
-    or an import (`from data import name`, then `name = name.cache()`)."""
+def source_tokens(source: str) -> list[tokenize.TokenInfo] | None:
+    """The module's tokens (None when it does not tokenize): read once, by the questions below."""
     try:
-        every = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        return list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
-        return set()
+        return None
+
+
+def names_only_bound_or_chained(every: list[tokenize.TokenInfo]) -> set[str]:
+    """The names whose every mention is `name = ...`, `for name in ...`, `name.<dataset method>(`
+    or an import (`from data import name`, then `name = name.cache()`), among `every` token."""
     imported: set[tuple[int, int]] = set()  # where the names of import statements are
     starts, in_import = True, False
     for token in every:
@@ -98,26 +102,6 @@ def read_by_importers(project: object | None, name: str) -> bool | None:
 _TOY_ELEMENTS = 1000
 
 
-class _EnclosingFunctions(cst.CSTVisitor):
-    """The functions around one node, outermost first."""
-
-    def __init__(self, target: cst.CSTNode) -> None:
-        self.target = target
-        self.stack: list[cst.FunctionDef] = []
-        self.found: list[cst.FunctionDef] | None = None
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.stack.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.stack.pop()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.target:
-            self.found = list(self.stack)
-        return super().on_visit(node)
-
-
 class _AssignCollector(cst.CSTVisitor):
     """Every plain assignment statement in a module, at any depth."""
 
@@ -134,22 +118,6 @@ class _AssignCollector(cst.CSTVisitor):
         self.assigns.append(node)
 
 
-class _Finder(cst.CSTVisitor):
-    def __init__(self, target: cst.CSTNode) -> None:
-        self.target, self.found = target, False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.target:
-            self.found = True
-        return not self.found
-
-
-def _contains(tree: cst.CSTNode, node: cst.CSTNode) -> bool:
-    finder = _Finder(node)
-    tree.visit(finder)
-    return finder.found
-
-
 def _names_bound_in(stmt: cst.CSTNode) -> set[str]:
     return {t.target.value for assign in _AssignCollector.of(stmt) for t in assign.targets
             if isinstance(t.target, cst.Name)}
@@ -162,31 +130,23 @@ class _CallOnly:
         self.call = call
 
 
-def _name_counts(source: str) -> dict[str, int]:
+def _name_counts(every: list[tokenize.TokenInfo]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.NAME:
-                counts[token.string] = counts.get(token.string, 0) + 1
-    except (tokenize.TokenError, SyntaxError):
-        # (unreadable as tokens: every name counts as written twice, so nothing reads as dead)
-        return {name: 2 for name in re.findall(r"\w+", source)}
+    for token in every:
+        if token.type == tokenize.NAME:
+            counts[token.string] = counts.get(token.string, 0) + 1
     return counts
 
 
 Mention = tuple[str, list[str], "str | None", int]
 
 
-def _name_mentions(source: str) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
+def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
     """Per name, each mention that is not a binding or an attribute: the token before it, the
     three after it, the name bound by the statement whose value the mention starts (`gen =
     datagen.flow(`), and its block depth; and per name the block depths of its bindings. A
     mention as the sole argument of `next(` reads as ("(", [")"...]); other calls' arguments
     read as "call"."""
-    try:
-        every = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return {}, {}
     tokens: list[tuple[tokenize.TokenInfo, int]] = []
     starts: set[int] = {0}  # indices of the tokens that begin a statement
     depth = 0
@@ -289,6 +249,8 @@ class PipelineModel(KerasQueries):
         self._name_bindings: dict[str, list[int]] = {}
         self._false_blocks: list[cst.BaseSuite] | None = None
         self._name_counts: dict[str, int] | None = None
+        self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
+        self._assigns: list[cst.Assign] | None = None
         #: id(value) -> (the plain name a one-target assignment binds it to, at module level?)
         self._assigned_values: dict[int, tuple[str, bool]] | None = None
         #: Run as a caller of another project module: the datasets each of that module's
@@ -390,11 +352,26 @@ class PipelineModel(KerasQueries):
         # never calls it; a file of definitions alone may be imported from outside the project.
         return read is False or (read is None and self._runs_as_script())
 
+    def _module_assigns(self) -> list[cst.Assign]:
+        """Every plain assignment of the module, collected once (`bound_once`, `_bound_name`)."""
+        if self._assigns is None:
+            self._assigns = _AssignCollector.of(self.module)
+        return self._assigns
+
+    def _tokens(self) -> list[tokenize.TokenInfo] | None:
+        """This module's tokens, read once (`source_tokens`)."""
+        if self._token_list is False:
+            self._token_list = source_tokens(self.source)
+        return self._token_list
+
     def _name_tokens(self) -> dict[str, int]:
         """How many times each name is written in the module's code (not in its comments, `#
         train()`, nor in its strings, `"train"`)."""
         if self._name_counts is None:
-            self._name_counts = _name_counts(self.source)
+            every = self._tokens()
+            # (unreadable as tokens: every name counts as written twice, so nothing reads as dead)
+            self._name_counts = _name_counts(every) if every is not None else {
+                name: 2 for name in re.findall(r"\w+", self.source)}
         return self._name_counts
 
     def toy_source(self, path: DatasetPath) -> bool:
@@ -433,9 +410,11 @@ class PipelineModel(KerasQueries):
     def _top_level_binding_before(self, name: str, node: cst.CSTNode) -> cst.BaseExpression | None:
         """The value of the last top-level `name = ...` before the top-level statement holding
         `node` (a tutorial rebinds `x` cell after cell: each dataset reads the latest)."""
+        around = ancestors(self.module, node)
+        holder = around[1] if around and len(around) > 1 else None  # the top-level statement
         latest = None
         for stmt in self.module.body:
-            if _contains(stmt, node):
+            if stmt is holder:
                 return latest
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
@@ -558,7 +537,7 @@ class PipelineModel(KerasQueries):
                    for small in stmt.body}
             self._assigned_values = {
                 id(assign.value): (assign.targets[0].target.value, id(assign) in top)
-                for assign in _AssignCollector.of(self.module)
+                for assign in self._module_assigns()
                 if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)}
         bound = self._assigned_values.get(id(call))
         if bound is None:
@@ -580,7 +559,8 @@ class PipelineModel(KerasQueries):
         the statement binds when the mention starts its value: `gen = datagen.flow(`); a
         mention as the argument of `next(...)` reads as previous "(" and following ")"."""
         if self._name_mentions is None:
-            self._name_mentions, self._name_bindings = _name_mentions(self.source)
+            every = self._tokens()
+            self._name_mentions, self._name_bindings = _name_mentions(every) if every is not None else ({}, {})
         return self._name_mentions
 
     def _mention_bindings(self) -> dict[str, list[int]]:
@@ -641,9 +621,8 @@ class PipelineModel(KerasQueries):
     def parameter_default(self, node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The default value of parameter `name` of the innermost function around `node` that
         has one (None: no such parameter, or it has no default)."""
-        finder = _EnclosingFunctions(node)
-        self.module.visit(finder)
-        for function in reversed(finder.found or []):
+        around = ancestors(self.module, node) or [node]
+        for function in reversed([n for n in around[:-1] if isinstance(n, cst.FunctionDef)]):
             for param in all_params(function.params):
                 if param.name.value == name:
                     return param.default
@@ -669,7 +648,8 @@ class PipelineModel(KerasQueries):
         """Names that appear only as a plain assignment target or as the receiver of a dataset
         method call (`ds = ...`, `ds.map(`): read from the tokens, so any other mention counts."""
         if self._unused_names is None:
-            self._unused_names = names_only_bound_or_chained(self.source)
+            every = self._tokens()
+            self._unused_names = names_only_bound_or_chained(every) if every is not None else set()
         return self._unused_names
 
     def calls_in_dataset_functions(self, fact: str, keep: Callable[[OpSite], bool] = lambda site: True,
@@ -711,7 +691,7 @@ class PipelineModel(KerasQueries):
         in `features = [[1.0, 1.5]]` or `drop = lambda x, y: x`."""
         if self._bound_once is None:
             bindings: dict[str, list[cst.BaseExpression]] = {}
-            for assign in _AssignCollector.of(self.module):
+            for assign in self._module_assigns():
                 for target in assign.targets:
                     if isinstance(target.target, cst.Name):
                         bindings.setdefault(target.target.value, []).append(assign.value)

@@ -79,3 +79,33 @@ def unquote(expr: cst.BaseExpression) -> cst.BaseExpression:
         except Exception:
             return expr
     return expr
+
+
+class _Ancestors(cst.CSTVisitor):
+    """The nodes around one node, outermost first (the node itself last)."""
+
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.stack: list[cst.CSTNode] = []
+        self.found: list[cst.CSTNode] | None = None
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.found is not None:
+            return False
+        self.stack.append(node)
+        if node is self.target:
+            self.found = list(self.stack)
+            return False
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.stack and self.stack[-1] is original_node:
+            self.stack.pop()
+
+
+def ancestors(tree: cst.CSTNode, node: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The nodes of `tree` around `node`, outermost first (`tree` first, `node` itself last);
+    None when `node` is not in `tree`."""
+    finder = _Ancestors(node)
+    tree.visit(finder)
+    return finder.found
