@@ -386,7 +386,9 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
         if evidence is not None and evidence.tensorflow is not None:  # written for TensorFlow 1.x
             fitting = [release for release in admitted if release[0] == 1]
         elif evidence is not None and evidence.keras == 2:  # written for Keras 2
-            fitting = [release for release in admitted if release < _KERAS3_FROM]
+            until = _OPTIMIZER_V2_UNTIL if any(f"`{name}`" in evidence.source for name in _OPTIMIZER_V2_PRIVATE) \
+                else _KERAS3_FROM
+            fitting = [release for release in admitted if release < until]
         narrowed = bool(fitting) and fitting != admitted
         if narrowed:
             source = f"{source}, with {evidence.source}"
@@ -421,13 +423,18 @@ _TF1_API = _Lazy(
     r"from\s+tensorflow\.contrib|import\s+tensorflow\.contrib)\b|\.make_(?:one_shot|initializable)_iterator\(")
 # Keras 2 only: the training methods' generator variants and worker arguments, and module paths
 # Keras 3 removed (`keras.layers.convolutional`, `tensorflow.python.keras`, `keras.engine`...).
+#: Private methods of Keras 2's OptimizerV2, gone from TensorFlow 2.11's optimizers (PL404).
+_OPTIMIZER_V2_PRIVATE = ("_decayed_lr", "_get_hyper", "_set_hyper", "_create_slots", "_create_all_weights")
+_OPTIMIZER_V2_UNTIL = (2, 11)
 _KERAS2_API = _Lazy(
     r"(?m)^\s*(?:from|import)\s+(?:tensorflow\.python\.keras|keras\.(?:engine|layers\.(?:convolutional|core|pooling|"
     r"advanced_activations|recurrent|normalization)|wrappers\.scikit_learn|utils\.(?:np_utils|data_utils|vis_utils)))\b|"
     r"\.(?:fit|evaluate|predict)_generator\s*\(|"
     r"\.(?:fit|evaluate|predict)\s*\((?:[^()]|\([^()]*\))*\b(?:workers|use_multiprocessing|max_queue_size)\s*=|"
     # `Adam(lr=...)`: the optimizers from TensorFlow 2.11 on (and Keras 3) refuse `lr`
-    r"\b(?:Adam|SGD|RMSprop|Adagrad|Adadelta|Adamax|Nadam|Ftrl)\s*\((?:[^()]|\([^()]*\))*\blr\s*=")
+    r"\b(?:Adam|SGD|RMSprop|Adagrad|Adadelta|Adamax|Nadam|Ftrl)\s*\((?:[^()]|\([^()]*\))*\blr\s*=|"
+    # the private methods of Keras 2's OptimizerV2 (PL404): code calling them ran on Keras 2
+    r"\.(?:" + "|".join(_OPTIMIZER_V2_PRIVATE) + r")\s*\(")
 
 
 def api_evidence(text: str) -> str:
@@ -440,7 +447,7 @@ def api_evidence(text: str) -> str:
         return f"1.x `{name}`"
     keras2 = _KERAS2_API.search(text) if ("keras" in text or "_generator" in text or "workers" in text
                                           or "use_multiprocessing" in text or "max_queue_size" in text
-                                          or "lr=" in text or "lr =" in text) else None
+                                          or "lr=" in text or "lr =" in text or "._" in text) else None
     if keras2 is not None:
         found = keras2.group(0).strip()
         if found.startswith(("from ", "import ")):

@@ -32,6 +32,8 @@ _TF1_ITERATOR_FUNCTIONS = frozenset({
 # What a TF 1.x training graph is built with.
 _TF1_TRAINING = re.compile(r"\.minimize\s*\(|\bgradients\s*\(|apply_gradients\s*\(|\w*[Oo]ptimizer\w*\s*\(|"
                            r"\btrain_op\b|GradientTape")
+# A loop that may run many times: any `while`, any `for` but one over `range(<one digit>)`.
+_TF1_MANY_READS = re.compile(r"\bwhile\b|\bfor\b(?!\s+\w+\s+in\s+range\(\s*\d\s*\))")
 
 
 class Expressions(InterpreterState):
@@ -40,16 +42,19 @@ class Expressions(InterpreterState):
         """A TF 1.x iterator (`ds.make_one_shot_iterator()`) made in a function, or module, that
         trains (`optimizer.minimize(loss)`, `tf.gradients`, a train op): its `get_next()` feeds the
         steps, as a loop over the dataset would ("iter"); elsewhere it reads the data ("pass":
-        a benchmark of iterators, a conversion)."""
+        a benchmark of iterators, a conversion), or, where no loop may run it more than a few
+        times, looks at a few elements ("peek": `print(sess.run(next_element))`)."""
         function = frame.function
         key = id(function)
-        known = self._tf1_trains.get(key)
+        known = self._tf1_iteration_kinds.get(key)
         if known is None:
             home = self._where
             text = self.module.code_for_node(function) if function is not None \
                 else self.model.source if home is None else getattr(home, "text", "")
-            known = self._tf1_trains[key] = _TF1_TRAINING.search(text) is not None
-        return "iter" if known else "pass"
+            known = self._tf1_iteration_kinds[key] = "iter" if _TF1_TRAINING.search(text) is not None \
+                else "pass" if _TF1_MANY_READS.search(text) is not None else "peek"
+        return known
+
     def _eval(self, expr: cst.BaseExpression, frame: Frame) -> object:
         value = self._eval_expression(expr, frame)
         if expr in self._evidence_roots and not isinstance(value, DatasetValue):

@@ -91,7 +91,7 @@ class InterpreterState:
         #: id(module run: None for this one) -> does its text call anything that may train.
         self._trains: dict[int, bool] = {}
         #: id(function: None for the module body) -> does it build a TF 1.x training graph.
-        self._tf1_trains: dict[int, bool] = {}
+        self._tf1_iteration_kinds: dict[int, str] = {}
         #: What this module's functions returned in their own runs, by name, and those that
         #: modules importing them call (`_run_importers`): their callers are known.
         self._returned: dict[str, object] = {}

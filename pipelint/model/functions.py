@@ -24,7 +24,7 @@ from pipelint.model.values import Collection, FunctionFacts, ObjectValue
 
 class MappedFunctions(InterpreterState):
     def _function_facts(self, fn: cst.BaseExpression, frame: Frame, depth: int = 0,
-                        partial: bool = False) -> FunctionFacts:
+                        partial: bool = False, call_site: cst.Call | None = None) -> FunctionFacts:
         body: cst.CSTNode | None = None
         instance: tuple[cst.ClassDef, cst.Call] | None = None
         if isinstance(fn, cst.Lambda):
@@ -77,6 +77,8 @@ class MappedFunctions(InterpreterState):
                 off = _switched_off(body, self.methods.get(instance[0], {}).get("__init__"), instance[1])
         if body is None:
             return self._project_facts(fn, depth, partial) or self._named_function_facts(fn, frame)
+        if call_site is not None and isinstance(body, cst.FunctionDef):
+            off |= _switched_off_by_arguments(body, call_site)
         collector = CallCollector.of(body)
         py_function = None
         randomness: cst.CSTNode | None = None
@@ -133,9 +135,10 @@ class MappedFunctions(InterpreterState):
                 if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                     randomness = call
                 elif isinstance(bound, ObjectValue):
-                    proven = bound.kind is not None and is_stateless_name(bound.kind)  # a layer
+                    proven = bound.kind is not None and (is_stateless_name(bound.kind)  # a layer
+                                                         or self._stateless_sequential(bound, frame))
                 elif depth < 2 and bound is None and local:
-                    absorb(self._function_facts(call.func, frame, depth + 1), call)
+                    absorb(self._function_facts(call.func, frame, depth + 1, call_site=call), call)
                     proven = True  # (absorbed)
                 else:
                     proven = bound is None and not local and call.func.value in TRACE_TIME_BUILTINS
@@ -391,6 +394,27 @@ class MappedFunctions(InterpreterState):
                     and self._picks_or_casts(expr.args[0].value))
         return False
 
+    def _stateless_sequential(self, bound: ObjectValue, frame: Frame) -> bool:
+        """`keras.Sequential([Resizing(...), Rescaling(...)])`: a model made only of stateless
+        layers adds only stateless ops."""
+        if bound.kind not in ("keras.Sequential", "keras.models.Sequential") or not isinstance(bound.node, cst.Call):
+            return False
+        layers = find_arg(bound.node, "layers", 0)
+        elements = getattr(layers.value, "elements", None) if layers is not None else None
+        if not elements:
+            return False
+        for element in elements:
+            value = element.value
+            if isinstance(value, cst.Call):
+                name = self.qualified_name(value.func)
+                if name is None or not is_stateless_name(name):
+                    return False
+                continue
+            layer = frame.env.get(value.value) if isinstance(value, cst.Name) else None
+            if not (isinstance(layer, ObjectValue) and layer.kind is not None and is_stateless_name(layer.kind)):
+                return False
+        return True
+
     def _wrapped_function(self, wrapper: cst.Call | None) -> cst.Lambda | cst.FunctionDef | None:
         """The Python function a `py_function`/`numpy_function` wraps, when it is in sight: a
         lambda, or a module-level function of this module."""
@@ -466,6 +490,10 @@ class CallCollector(cst.CSTVisitor):
         if isinstance(node.iter, cst.Name):  # `for layer in augmentation_layers: x = layer(x)`
             self.names.append(node.iter)
 
+    def visit_Raise(self, node: cst.Raise) -> bool:
+        # `raise NotImplementedError(...)`: Python that stops tracing, not an op in the graph
+        return False
+
 
 class _TracedCalls(cst.CSTVisitor):
     """The calls a traced function makes while tf.data traces it: not those in the Python
@@ -537,15 +565,44 @@ def _switched_off(call_method: cst.FunctionDef, init: cst.FunctionDef | None,
             value = arg.value if arg is not None else params[index].default
             if isinstance(value, cst.Name) and value.value in ("True", "False"):
                 flags[target.attr.value] = value.value == "True"
-    if not flags:
-        return set()
+    return _calls_switched_off(call_method, flags, on_self=True)
+
+
+def _switched_off_by_arguments(function: cst.FunctionDef, call: cst.Call) -> set[cst.CSTNode]:
+    """Calls inside `if flag:` (or `if not flag:`) blocks of `function` that never run for this
+    call: it passes a literal True/False for the parameter `flag` (or leaves a literal default),
+    as in `load_image(path, augment=False)`."""
+    if any(arg.star for arg in call.args):
+        return set()  # (`**options`: what it holds is not in sight)
+    params = all_params(function.params)
+    offset = 1 if params and params[0].name.value in ("self", "cls") else 0
+    flags: dict[str, bool] = {}
+    for index, param in enumerate(params[offset:]):
+        arg = find_arg(call, param.name.value, index)
+        value = arg.value if arg is not None else param.default
+        if isinstance(value, cst.Name) and value.value in ("True", "False"):
+            flags[param.name.value] = value.value == "True"
+    return _calls_switched_off(function, flags, on_self=False)
+
+
+def _calls_switched_off(function: cst.FunctionDef, flags: dict[str, bool], on_self: bool) -> set[cst.CSTNode]:
+    """The calls in the `if` blocks of `function` whose test (`flag`, `self.flag` when `on_self`,
+    either negated) is false for these literal `flags`."""
     off: set[cst.CSTNode] = set()
-    for node in IfCollector.of(call_method.body):
+    if not flags:
+        return off
+    for node in IfCollector.of(function.body):
         test, negated = node.test, False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, True
-        if (isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self"
-                and test.attr.value in flags and flags[test.attr.value] == negated):
+        if on_self and isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) \
+                and test.value.value == "self":
+            name = test.attr.value
+        elif not on_self and isinstance(test, cst.Name):
+            name = test.value
+        else:
+            continue
+        if name in flags and flags[name] == negated:
             off.update(CallCollector.of(node.body).calls)
     return off
 
