@@ -100,11 +100,14 @@ def main() -> None:
               "its target TensorFlow/Keras and fails on a newer one (by default only counted in the summary).")
 @click.option("--show-housekeeping", is_flag=True, help="Also report housekeeping findings: deprecated names that "
               "still work on the target (by default only counted in the summary).")
+@click.option("--show-minor-speed", is_flag=True, help="Also report minor speed findings: stages with no evidence "
+              "of cost (data in memory, records only parsed) or data only evaluated (by default only counted).")
 @click.option("--show-settings", is_flag=True, help="Print each file's configuration and target TensorFlow/Keras "
               "(and where it was found), then exit.")
 def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_include, force_exclude, output_format,
           output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, stdin_filename, quiet,
-          config_path, jobs, target_version, show_migrations, show_housekeeping, show_settings) -> None:
+          config_path, jobs, target_version, show_migrations, show_housekeeping, show_minor_speed,
+          show_settings) -> None:
     """Check Python files and Jupyter notebooks under PATHS (default: the current directory; `-`: stdin)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
     from pipelint.discovery import discover
@@ -127,6 +130,7 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
         target_version=target_version,
         show_migrations=show_migrations,
         show_housekeeping=show_housekeeping,
+        show_minor_speed=show_minor_speed,
     )
     fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
     errors: list[str] = []

@@ -15,12 +15,16 @@ class Severity(str, Enum):
 
 class Impact(str, Enum):
     """What a finding costs the user, judged on the module's target TensorFlow/Keras
-    (pipelint/target.py). Only correctness and speed are shown by default (`Settings.shows`)."""
+    (pipelint/target.py). Only correctness and speed are shown by default (`Settings.shows`).
+    The members are listed in the order reports group them: what costs most first."""
 
     #: The code is wrong on its own target: wrong data reaches the model (order, leaks, frozen
     #: randomness, overlapping splits), or the call fails there.
     CORRECTNESS = "correctness"
     SPEED = "speed"
+    #: A speed finding on a stage with no evidence of cost (data in memory, records only parsed,
+    #: casts and lookups), or on data only evaluated: seconds, not hours.
+    MINOR_SPEED = "minor-speed"
     #: Works on the target, fails or changes meaning on a newer TensorFlow/Keras: a migration.
     BREAKS_ON_UPGRADE = "breaks-on-upgrade"
     #: A deprecated name that still works on the target: a cleanup.

@@ -22,9 +22,11 @@ Each code has an impact, what its findings cost: **correctness** (the code is wr
 target TensorFlow/Keras: wrong data reaches the model, or a call fails there), **speed**,
 **breaks-on-upgrade** (works on the target, fails on a newer release: a migration) or
 **housekeeping** (a deprecated name that still works on the target). The table gives each code's
-default; a finding may refine it from the file's target (each rule's docs say how). By default
-only correctness and speed findings are reported; the others are counted in the summary and shown
-with `--show-migrations` / `--show-housekeeping`, or by selecting the code by its full code
+default; a finding may refine it from the file's target (each rule's docs say how), and a speed
+finding whose stages are all in sight and cheap (data in memory, records only parsed), or whose
+data is only evaluated, is **minor speed**. By default only correctness and speed findings are
+reported; the others are counted in the summary and shown with `--show-minor-speed` /
+`--show-migrations` / `--show-housekeeping`, or by selecting the code by its full code
 ([usage](usage.md#impact))."""
 
 _PRECISION = """\

@@ -64,6 +64,7 @@ from __future__ import annotations
 import collections
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import libcst as cst
@@ -81,7 +82,8 @@ from rule_options import STRICT_PREFETCH, settings_with  # noqa: E402
 from pipelint.engine import FixMode, lint_and_fix, lint_source  # noqa: E402
 
 CODES = frozenset(RULES)
-STRICT = settings_with(STRICT_PREFETCH)
+# (every finding the oracle predicts, whatever its impact: minor speed findings are shown too)
+STRICT = replace(settings_with(STRICT_PREFETCH), show_minor_speed=True)
 MAX_EXAMPLES = int(os.environ.get("PIPELINT_GENERATED_EXAMPLES", "300"))  # more to hunt bugs
 STATS: collections.Counter = collections.Counter()
 

@@ -103,8 +103,8 @@ def evil(tmp_path, monkeypatch):
     name = _odd_name(tmp_path)
     real_report = rules_base.RuleContext.report
 
-    def report(self, node, message, fix=None):
-        real_report(self, node, EVIL_MESSAGE + message, fix)
+    def report(self, node, message, fix=None, impact=None):
+        real_report(self, node, EVIL_MESSAGE + message, fix, impact)
 
     monkeypatch.setattr(rules_base.RuleContext, "report", report)
     return name

@@ -34,7 +34,7 @@ import tensorflow as tf
 
 def build(a, b, c, d, e, f):  # noqa: PLR0913, PLR0917
     ds = tf.data.Dataset.range(a + b + c + d + e + f)
-    ds = ds.map(lambda x: tf.random.shuffle(x) + 1)  # noqa: PL101
+    ds = ds.map(lambda x: tf.image.random_flip_left_right(x) + 1)  # noqa: PL101
     return ds.shuffle(8).batch(2).prefetch(tf.data.AUTOTUNE)  # noqa: PL205
 """
 

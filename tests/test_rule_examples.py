@@ -34,7 +34,7 @@ def test_valid_examples_stay_silent(rule, source):
 def test_invalid_examples_fire(rule, example):
     # Every finding, whatever its impact: the example pins what the rule reports and fixes.
     settings = replace(settings_with({rule.code: example.options or {}}, example.target),
-                       show_migrations=True, show_housekeeping=True) \
+                       show_migrations=True, show_housekeeping=True, show_minor_speed=True) \
         if example.options or example.target else None
     found = lint_source(example.code, "example.py", frozenset({rule.code}), settings)
     assert any(d.code == rule.code for d in found), f"{rule.code} did not fire on:\n{example.code}"

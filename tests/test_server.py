@@ -293,6 +293,6 @@ async def test_a_changed_requirements_file_changes_the_target(client: LanguageCl
 STATELESS_SERIAL_MAP = """\
 import tensorflow as tf
 
-ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(lambda x: tf.io.parse_tensor(x, tf.float32) * 2.0)
+ds = tf.data.Dataset.list_files("images/*.png").map(lambda x: tf.image.resize(tf.io.decode_png(tf.io.read_file(x)), [224, 224]))
 model.fit(ds.batch(32).prefetch(tf.data.AUTOTUNE))
 """

@@ -541,3 +541,20 @@ def test_private_optimizer_v2_api_is_evidence_of_a_release_before_2_11(tmp_path)
     [finding] = check_paths([root / "train.py"], select=["PL404"])
     assert "works on TensorFlow 2.10 (README.md, with `_decayed_lr` in this module)" in finding.message
     assert finding.impact.value == "breaks-on-upgrade"
+
+
+def test_a_generator_whose_flow_is_only_indexed_once_is_a_look(tmp_path):
+    root = _project(tmp_path, {"save_npy.py": """
+        import numpy as np
+        from keras.preprocessing.image import ImageDataGenerator
+        train_datagen = ImageDataGenerator(rescale=1. / 255, horizontal_flip=True)
+        xy_train = train_datagen.flow_from_directory("data/train", target_size=(150, 150), batch_size=5000)
+        np.save("train_x.npy", arr=xy_train[0][0])
+        np.save("train_y.npy", arr=xy_train[0][1])
+    """, "train.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rescale=1. / 255, horizontal_flip=True)
+        flow = datagen.flow_from_directory("data/train", target_size=(150, 150))
+        model.fit(flow, epochs=10)
+    """})
+    assert _found(root, "PL403") == [("train.py", 2, "PL403")]

@@ -22,6 +22,8 @@ Rules that are off by default (PL105, PL107, PL301) are not run and their labels
 finding of the rules run is scored, whatever its impact: `check_files` returns every finding, before
 `Settings.shows` leaves out the migrations and housekeeping that a default `pipelint check` only
 counts (docs/usage.md#impact), so the figures stay comparable with those scored before impacts. It
+With `--shown`, only what the default output shows is scored (issue 32: does leaving out ever
+hide a positive worth acting on?). It
 uses only `pipelint.engine.check_files` and the configuration, so an older checkout can be scored
 with the same script (first contact: score before changing anything).
 """
@@ -99,7 +101,9 @@ def default_codes() -> frozenset[str]:
     return frozenset(code for code, info in CODES.items() if info.default_enabled and not code.startswith("PL0"))
 
 
-def score(set_dir: Path, tree: Path) -> Score:
+def score(set_dir: Path, tree: Path, shown: bool = False) -> Score:
+    """`shown`: only the findings a default `pipelint check` shows (`Settings.shows`: issue 32's
+    impacts), to see whether what it leaves out ever held a positive worth acting on."""
     from pipelint.config import CliOverrides, SettingsResolver
     from pipelint.engine import check_files
 
@@ -128,7 +132,10 @@ def score(set_dir: Path, tree: Path) -> Score:
             continue
         for file_result in checked:
             relpath = Path(file_result.file or file_result.path).resolve().relative_to(tree.resolve()).as_posix()
+            settings = resolver.for_path(Path(file_result.file or file_result.path))
             for d in file_result.diagnostics:
+                if shown and not settings.shows(d):
+                    continue
                 cell = getattr(d, "cell", None)
                 line: int | str = f"{cell}:{d.line}" if cell is not None else d.line
                 if d.code.startswith("PL0"):
@@ -191,6 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("tree", type=Path, help="where the set's files are (extracted if missing)")
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--details", action="store_true", help="list misses and false findings")
+    parser.add_argument("--shown", action="store_true",
+                        help="score only what the default output shows (not what it leaves out and counts)")
     args = parser.parse_args(argv)
     set_dir = HERE / args.set
     problems = extract(args.tree, mirrors=args.mirrors, manifest=set_dir / "manifest.json")
@@ -199,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     import pipelint
 
     print(f"pipelint {pipelint.__version__} from {Path(pipelint.__file__).parent}")
-    report(score(set_dir, args.tree), args.details)
+    report(score(set_dir, args.tree, args.shown), args.details)
     return 0
 
 

@@ -40,7 +40,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 )
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include")
-_BOOL_KEYS = ("respect-gitignore", "force-exclude", "show-migrations", "show-housekeeping")
+_BOOL_KEYS = ("respect-gitignore", "force-exclude", "show-migrations", "show-housekeeping", "show-minor-speed")
 _KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules", "cache-dir", "target-version"))
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 
@@ -54,9 +54,11 @@ class CliOverrides:
     extend_exclude: tuple[str, ...] = ()
     extend_include: tuple[str, ...] = ()
     target_version: str | None = None
-    #: `--show-migrations` / `--show-housekeeping`: on for every file whatever its configuration says.
+    #: `--show-migrations` / `--show-housekeeping` / `--show-minor-speed`: on for every file whatever
+    #: its configuration says.
     show_migrations: bool = False
     show_housekeeping: bool = False
+    show_minor_speed: bool = False
 
 
 def _display(path: Path, cwd: Path | None = None) -> str:
@@ -230,6 +232,7 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
         target_version=target_version,
         show_migrations=overrides.show_migrations or table.get("show-migrations", False),
         show_housekeeping=overrides.show_housekeeping or table.get("show-housekeeping", False),
+        show_minor_speed=overrides.show_minor_speed or table.get("show-minor-speed", False),
     )
 
 

@@ -40,6 +40,8 @@ class Settings:
     show_migrations: bool = False
     #: Report housekeeping findings (deprecated names that still work on the target).
     show_housekeeping: bool = False
+    #: Report minor speed findings (a stage with no evidence of cost).
+    show_minor_speed: bool = False
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     # Pickle without the compiled caches (they are rebuilt lazily in the worker).
@@ -93,7 +95,8 @@ class Settings:
         impact = diagnostic.impact
         if impact in (Impact.CORRECTNESS, Impact.SPEED):
             return True
-        if (self.show_migrations if impact == Impact.BREAKS_ON_UPGRADE else self.show_housekeeping):
+        if {Impact.BREAKS_ON_UPGRADE: self.show_migrations, Impact.HOUSEKEEPING: self.show_housekeeping,
+                Impact.MINOR_SPEED: self.show_minor_speed}[impact]:
             return True
         named = self._cache.get("named")
         if named is None:

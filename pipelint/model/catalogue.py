@@ -276,6 +276,27 @@ def is_stateless_name(name: str) -> bool:
     return name.startswith("tensorflow.") and not name.startswith(STATEFUL_TF_PREFIXES)
 
 
+# What makes a stage cost real time per element: decoding or transforming images, audio or signals,
+# reading whole files, running Python. (Parsing records, casts, lookups and slicing cost little
+# next to a training step: a missing prefetch or a serial map over them is minor.)
+_COSTLY_PREFIXES = ("tensorflow.image.", "tensorflow.audio.", "tensorflow.signal.", "tensorflow.io.read_file",
+                    "tensorflow.io.decode_jpeg", "tensorflow.io.decode_png", "tensorflow.io.decode_image",
+                    "tensorflow.io.decode_bmp", "tensorflow.io.decode_gif", "tensorflow.io.decode_and_crop_jpeg",
+                    "tensorflow.io.decode_webp", "tensorflow.read_file", "tensorflow_io.", "tensorflow_addons.image.",
+                    "keras.utils.load_img", "keras.preprocessing.image.", "keras.layers.Resizing")
+_CHEAP_IMAGE_CALLS = frozenset({"tensorflow.image.convert_image_dtype"})
+#: Sources that read and decode media files (or records a catalogue decodes) themselves.
+DECODING_SOURCES = frozenset({"keras.utils.image_dataset_from_directory", "keras.utils.audio_dataset_from_directory",
+                              "tensorflow_datasets.load"})
+
+
+def is_costly_name(name: str) -> bool:
+    """Does a call to this canonical name make a pipeline stage costly (`_COSTLY_PREFIXES`)?"""
+    if name in PY_FUNCTION_NAMES or name.startswith("keras.layers.Random"):
+        return True
+    return name.startswith(_COSTLY_PREFIXES) and name not in _CHEAP_IMAGE_CALLS
+
+
 # Element-wise calls cheap enough that the per-call overhead of a mapped function dominates.
 ELEMENTWISE_CALLS = frozenset(
     {"tensorflow.cast", "tensorflow.math.divide", "tensorflow.math.multiply", "tensorflow.math.add",

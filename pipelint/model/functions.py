@@ -15,7 +15,8 @@ import libcst as cst
 
 from pipelint.model.catalogue import (
     DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, TRACE_TIME_METHODS,
-    TRACE_TIME_BUILTINS, WAITING_CALLS, is_random_name, is_stateless_name, is_trace_time_random_name,
+    TRACE_TIME_BUILTINS, WAITING_CALLS, is_costly_name, is_random_name, is_stateless_name,
+    is_trace_time_random_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.syntax import all_params, block_body, find_arg
@@ -84,11 +85,13 @@ class MappedFunctions(InterpreterState):
         randomness: cst.CSTNode | None = None
         stateful_call: cst.CSTNode | None = None
         trace_time_randomness: cst.CSTNode | None = None
+        costly: cst.CSTNode | None = None
         traced = _TracedCalls.of(body, self.qualified_name)
         where, function = None, None
 
         def absorb(inner: FunctionFacts, call: cst.CSTNode) -> None:
-            nonlocal py_function, randomness, stateful_call, trace_time_randomness, where, function
+            nonlocal py_function, randomness, stateful_call, trace_time_randomness, where, function, costly
+            costly = costly or (call if inner.costly is not None else None)
             if where is None and inner.where is not None and (
                     (inner.py_function and not py_function) or (inner.randomness and not randomness)
                     or (inner.trace_time_randomness and not trace_time_randomness)
@@ -112,6 +115,8 @@ class MappedFunctions(InterpreterState):
                 continue
             name = self.qualified_name(call.func)
             proven = False  # does this call put only stateless ops into the graph?
+            if costly is None and name is not None and is_costly_name(name):
+                costly = call
             if name in PY_FUNCTION_NAMES and py_function is None:
                 py_function = call
             elif name is not None and is_trace_time_random_name(name) and call in traced.calls:
@@ -132,6 +137,9 @@ class MappedFunctions(InterpreterState):
             elif isinstance(call.func, cst.Name):
                 bound = frame.env.get(call.func.value)
                 local = call.func.value in self.functions or call.func.value in frame.locals_defs
+                if isinstance(bound, ObjectValue) and (bound.random or bound.kind is not None
+                                                       and is_costly_name(bound.kind)):
+                    costly = costly or call  # (an augmentation layer or model applied to the image)
                 if isinstance(bound, ObjectValue) and bound.random and randomness is None:
                     randomness = call
                 elif isinstance(bound, ObjectValue):
@@ -179,7 +187,8 @@ class MappedFunctions(InterpreterState):
             stateful_call = randomness  # a random object's name handed to a call
         return FunctionFacts(True, py_function, randomness, wrapped_randomness, returned,
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
-                             trace_time_randomness, self._wrapped_only_waits(py_function), where, function)
+                             trace_time_randomness, self._wrapped_only_waits(py_function), where, function,
+                             costly)
 
     def _maybe_made(self, name: str, frame: Frame) -> bool:
         """Does the text bind `name` to a call of a factory here (`name = self._get_map(...)`)?"""
@@ -236,9 +245,9 @@ class MappedFunctions(InterpreterState):
             return None  # a class (what its instances do is not in sight here), or a name it imports
         layer = self._foreign_globals(home).get(name)
         if isinstance(layer, ObjectValue) and layer.random:
-            return FunctionFacts(True, randomness=fn, stateful_call=fn)
+            return FunctionFacts(True, randomness=fn, stateful_call=fn, costly=fn)
         if isinstance(layer, ObjectValue) and layer.kind is not None and is_stateless_name(layer.kind):
-            return FunctionFacts(True, stateless=True)
+            return FunctionFacts(True, stateless=True, costly=fn if is_costly_name(layer.kind) else None)
         return None
 
     def _made_elsewhere(self, home: object, factory: cst.FunctionDef, made: cst.BaseExpression,
@@ -301,7 +310,7 @@ class MappedFunctions(InterpreterState):
         or a layer object (`map(rescale)`); stateless when the catalogue says so."""
         bound = frame.env.get(fn.value) if isinstance(fn, cst.Name) else None
         if isinstance(bound, ObjectValue) and bound.random:
-            return FunctionFacts(True, randomness=fn, stateful_call=fn)
+            return FunctionFacts(True, randomness=fn, stateful_call=fn, costly=fn)
         if isinstance(bound, ObjectValue):
             name = bound.kind
         elif isinstance(fn, (cst.Name, cst.Attribute)) and bound is None:
@@ -309,9 +318,10 @@ class MappedFunctions(InterpreterState):
         else:
             name = None
         if name is not None and is_random_name(name):
-            return FunctionFacts(True, randomness=fn, stateful_call=fn)
+            return FunctionFacts(True, randomness=fn, stateful_call=fn,
+                                 costly=fn if isinstance(bound, ObjectValue) or is_costly_name(name) else None)
         if name is not None and is_stateless_name(name):
-            return FunctionFacts(True, stateless=True)
+            return FunctionFacts(True, stateless=True, costly=fn if is_costly_name(name) else None)
         # Not known: neither stateless nor deterministic (`known` stays False for the probe's
         # determinism question), only named in PL101's message.
         return FunctionFacts(stateful_call=fn if name is not None or isinstance(bound, ObjectValue) else None)

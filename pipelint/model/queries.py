@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from pipelint.model.catalogue import DATASET_METHODS, canonical
+from pipelint.model.catalogue import DATASET_METHODS, DECODING_SOURCES, canonical
 from pipelint.model.functions import CallCollector, IfCollector
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
@@ -32,7 +32,7 @@ from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int
 from pipelint.target import Target
-from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, Op, OpSite, Origin
+from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin
 
 
 # Option settings that switch off one of tf.data's default graph rewrites. They act through
@@ -100,6 +100,8 @@ def read_by_importers(project: object | None, name: str) -> bool | None:
 
 #: At most this many numbers written in the source: a demo's dataset (`toy_source`).
 _TOY_ELEMENTS = 1000
+# The dataset methods that apply a function of the user's to each element (or file).
+_FUNCTION_OPS = frozenset({"map", "interleave", "flat_map", "filter", "parallel_interleave"})
 
 
 class _AssignCollector(cst.CSTVisitor):
@@ -396,7 +398,7 @@ class PipelineModel(KerasQueries):
         if not self.toy_source(path):
             return False
         for op in (*path.all_ops(), *([then] if then is not None else [])):
-            if op.name not in ("map", "interleave", "flat_map", "filter"):
+            if op.name not in _FUNCTION_OPS:
                 continue
             facts = op.facts
             if not facts.known or facts.py_function is not None or facts.where is not None:
@@ -518,9 +520,10 @@ class PipelineModel(KerasQueries):
             return False
         mentions = self._mentions().get(name, [])
         for previous, following, _, depth in mentions:
-            looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("]
-            # One `next(gen)` where it was made is a look; pulled in a loop below it, batches are
-            # produced for real (augmented copies written to disk).
+            looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("] \
+                or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"]
+            # One `next(gen)` (or `gen[0]`, one batch) where it was made is a look; pulled in a loop
+            # below it, batches are produced for real (augmented copies written to disk).
             if looks and depth <= self._binding_depth(name):
                 continue
             return False
@@ -717,6 +720,27 @@ class PipelineModel(KerasQueries):
         if switched is None:
             switched = self._switches_off[rewrite] = _SWITCHES_OFF[rewrite].search(self.source) is not None
         return switched and any(op.name == "with_options" for op in ops)
+
+    def costly(self, ops: Iterable[Op], path: DatasetPath | None = None) -> bool:
+        """May these stages cost real time per element: a function that decodes or transforms
+        images, reads files or runs Python (`FunctionFacts.costly`), one whose work is not in sight
+        (a function of unknown code), or a source that decodes files itself
+        (`image_dataset_from_directory`, `tfds.load`)? A speed finding is material unless every
+        stage is in sight and cheap (casts, parsing, lookups): then it is minor
+        (`Impact.MINOR_SPEED`)."""
+        if path is not None and path.origin.kind in DECODING_SOURCES:
+            return True
+        return any(op.name in _FUNCTION_OPS and (op.facts.costly is not None or self._cost_unknown(op.facts))
+                   for op in ops)
+
+    def _cost_unknown(self, facts: FunctionFacts) -> bool:
+        if not facts.known:
+            return True
+        call = facts.stateful_call
+        if call is None:
+            return False
+        name = self.qualified_name(call.func) if isinstance(call, cst.Call) and facts.where is None else None
+        return not (name or "").startswith(("tensorflow.", "keras."))
 
     def consumers_of(self, op: Op) -> list[Consumer]:
         """The consumers of datasets built through `op`."""

@@ -48,6 +48,10 @@ class FunctionFacts:
     #: function. The engine names its line in messages; rules never report on its nodes.
     where: object | None = None
     function: cst.FunctionDef | None = None
+    #: The first call that makes the function cost real time per element (`is_costly_name`:
+    #: decoding or transforming images, reading files, Python; a Keras random layer): the
+    #: evidence that its speed matters. None where nothing in sight does.
+    costly: cst.CSTNode | None = None
 
 
 @dataclass(eq=False)
@@ -261,6 +265,9 @@ LOOKS = frozenset({"peek", "inspect"})
 #: `pass` over the data, `list(ds)` or a comprehension, is not among them: it may be compared
 #: with something in order.)
 NOT_TRAINING = LOOKS | {"adapt", "validation", "evaluate", "predict", "eval-loop"}
+#: Uses that only score or apply a model: a faster input there saves seconds, not training hours.
+#: (Validation runs every epoch of a training run: it is not among them.)
+ONLY_EVALUATION = LOOKS | {"evaluate", "predict", "eval-loop"}
 
 
 @dataclass(eq=False)

@@ -135,6 +135,12 @@ class Finding:
     impact: Impact | None = None
 
 
+def speed(material: bool) -> Impact:
+    """The impact of a speed finding: speed where the stage's cost is in evidence and the data is
+    trained on (`PipelineModel.costly`, `ONLY_EVALUATION`), else minor speed (shown on request)."""
+    return Impact.SPEED if material else Impact.MINOR_SPEED
+
+
 def fails_from(fails: bool) -> Impact:
     """The impact of a call that fails from some TensorFlow/Keras release on: correctness where the
     module's target already `fails` it, else breaks-on-upgrade (a migration, shown on request)."""

@@ -1,8 +1,8 @@
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import LOOKS
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.model import LOOKS, ONLY_EVALUATION
+from pipelint.rules.base import Invalid, Rule, RuleContext, speed
 from pipelint.rules.rewrite import add_keyword
 
 
@@ -47,6 +47,12 @@ Keras random layer, `tf.print`, a variable update or a lookup table runs with pa
 serial map processes one element per function call, and the step waits for it. Saying
 `num_parallel_calls=tf.data.AUTOTUNE` makes it parallel whatever the function, and lets the
 autotuner pick the degree. Ordering is kept unless you also pass `deterministic=False`.
+
+Impact: speed where the map's own work costs real time per element (decoding or transforming
+images, reading files, a Keras random layer, a function not in sight) or where it works on what such
+a stage made (decoded images); minor speed (shown with `--show-minor-speed`) where every call is in
+sight and cheap on data already in memory or parsed from records, or where the data is only
+evaluated or predicted on.
 
 ## Example
 ```python
@@ -290,4 +296,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             message = f"`map` without `num_parallel_calls`: {why}; pass `num_parallel_calls=tf.data.AUTOTUNE`"
             fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
                               ctx.model.module) if autotune and call.args else None
-            ctx.report(site.op.name_node, message, fix)
+            # (its own work is costly, or it works on what a costly stage made: decoded images)
+            material = (ctx.model.costly([site.op]) or any(ctx.model.costly(p.all_ops(), p) for p in site.prefixes)) \
+                and not ctx.model.only_used_for(site.op, ONLY_EVALUATION)
+            ctx.report(site.op.name_node, message, fix, impact=speed(material))

@@ -6,8 +6,10 @@ from typing import ClassVar
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, PASS_THROUGH_METHODS, DatasetPath, Op, Origin
-from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext, prefetch_injected
+from pipelint.model import (
+    BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, ONLY_EVALUATION, PASS_THROUGH_METHODS, DatasetPath, Op, Origin,
+)
+from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext, prefetch_injected, speed
 from pipelint.rules.rewrite import append_call
 
 # Where each parallel-capable method takes `num_parallel_calls` positionally.
@@ -156,6 +158,12 @@ running pipeline ends in a `Prefetch` node it did not write), but only while aut
 the rewrite is not switched off, and not in older releases (2.10's `options.py` documents the
 option as "defaults to False"; 2.11's as "defaults to True"). Where the options switch it off,
 nothing overlaps the input with the step.
+
+Impact: speed where a stage of the pipeline costs real time per element (decoding or transforming
+images, reading files, Python, a function not in sight) or its source decodes files itself
+(`image_dataset_from_directory`, `tfds.load`), and the data is trained on; minor speed (shown with
+`--show-minor-speed`) where every stage is in sight and cheap (arrays in memory, records only
+parsed), or the data is only evaluated: there is little input time to overlap.
 
 ## Example
 ```python
@@ -569,7 +577,8 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                     target = self._fix_target_origin(ctx, path) if last is None else None
                 fix = (append_call(target, f"prefetch({autotune})", Applicability.SAFE, model.module)
                        if target is not None and autotune else None)
-                ctx.report(node, message, fix)
+                material = consumer.kind not in ONLY_EVALUATION and ctx.model.costly(path.all_ops(), path)
+                ctx.report(node, message, fix, impact=speed(material))
 
     @staticmethod
     def _fix_target_op(ctx: RuleContext, last: Op, path: DatasetPath) -> cst.Call | None:

@@ -5,8 +5,8 @@ from typing import ClassVar
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import LOOKS, PASS_THROUGH_METHODS, Op, OpSite, literal_int
-from pipelint.rules.base import PREFETCH_INJECTED, At, prefetch_injected, Invalid, Option, Rule, RuleContext
+from pipelint.model import LOOKS, ONLY_EVALUATION, PASS_THROUGH_METHODS, Op, OpSite, literal_int
+from pipelint.rules.base import PREFETCH_INJECTED, At, prefetch_injected, Invalid, Option, Rule, RuleContext, speed
 from pipelint.rules.rewrite import swap_adjacent
 
 # Ops that may follow a prefetch: they add no per-element work for the prefetch to hide.
@@ -53,6 +53,11 @@ nor a `take(1).cache()` that replays one element on purpose.
 `batch`, `shuffle` or `cache` after it runs on the consumer's thread, in the training step's
 critical path, and the prefetch buffer then holds elements rather than the batches the model
 asks for. The TensorFlow guide asks that the pipeline end with `prefetch`.
+
+Impact: speed where the op after `prefetch` costs real time per element (a map that decodes or
+transforms images, runs Python, or calls code not in sight); minor speed (shown with
+`--show-minor-speed`) for cheap ops there (`batch`, `padded_batch`, `shuffle`, a cast), or where
+the data is only evaluated.
 
 ## Example
 ```python
@@ -229,7 +234,7 @@ instead of examples, say), so memory use can grow by the batch size.
                     op.name_node,
                     f"`{op.name}` runs after `prefetch`, on the consumer's thread and outside the "
                     "overlap prefetch gives; move `prefetch` to the end of the pipeline",
-                    fix,
+                    fix, impact=speed(ctx.model.costly([op]) and not ctx.model.only_used_for(op, ONLY_EVALUATION)),
                 )
 
     @staticmethod

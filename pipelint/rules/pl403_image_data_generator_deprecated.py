@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Impact
+from pipelint.model.syntax import find_arg, is_false
 from pipelint.model.values import ObjectValue
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -17,13 +18,43 @@ _DECODING_FLOWS = frozenset({"flow_from_directory", "flow_from_dataframe"})
 
 
 def _decodes_files(model, construction: cst.Call) -> bool:
-    """Is a flow that decodes image files called on the generator this call makes?"""
+    """Is a flow that decodes image files called on the generator this call makes, or on a
+    generator the module does not know (`def load(generator, df): generator.flow_from_dataframe(...)`:
+    the module's generators are made for it)?"""
     for site in model.calls:
         func = site.call.func
         if not isinstance(func, cst.Attribute) or func.attr.value not in _DECODING_FLOWS:
             continue
         if func.value is construction or (isinstance(site.receiver, ObjectValue) and site.receiver.node is construction):
             return True
+        if not isinstance(site.receiver, ObjectValue) and not isinstance(func.value, cst.Call):
+            return True
+    return False
+
+
+# Constructor arguments that transform each image in Python (SciPy/NumPy affine transforms, the
+# user's own function): costly even on arrays in memory.
+_AUGMENTING = frozenset({"rotation_range", "width_shift_range", "height_shift_range", "brightness_range",
+                         "shear_range", "zoom_range", "channel_shift_range", "horizontal_flip", "vertical_flip",
+                         "preprocessing_function"})
+
+
+def _augments(construction: cst.Call) -> bool:
+    for arg in construction.args:
+        if arg.keyword is not None and arg.keyword.value in _AUGMENTING and not is_false(arg.value) \
+                and not (isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0):
+            return True
+    return False
+
+
+def _fit_given_workers(model) -> bool:
+    """Does the module hand Keras 2's `fit`/`fit_generator` more than one loading worker?"""
+    for site in model.calls:
+        func = site.call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("fit", "fit_generator"):
+            workers = find_arg(site.call, "workers")
+            if workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value in ("0", "1")):
+                return True
     return False
 
 
@@ -64,11 +95,13 @@ batched, shuffled, prefetched `tf.data.Dataset`, and augmentation belongs in pre
 (`keras.layers.RandomFlip`, `RandomRotation`, `RandomZoom`, `Rescaling`), either in the model
 (run on the accelerator) or in a parallel `Dataset.map`.
 
-Impact: speed where the target is Keras 3 and the generator reads image files
-(`flow_from_directory`, `flow_from_dataframe`): Keras 3 keeps it only as a legacy API whose batches
-load one at a time, with no `workers`. Elsewhere housekeeping (shown with `--show-housekeeping`): a
-`flow` over arrays already in memory costs little, and Keras 2's `fit(workers=N)` loads its batches
-in parallel. The replacement named follows the target: the stable names from TensorFlow 2.6, the
+Impact: speed where the generator reads image files (`flow_from_directory`,
+`flow_from_dataframe`) or transforms each image in Python (`rotation_range`, `zoom_range`,
+`horizontal_flip`, a `preprocessing_function`...): Keras 3 keeps it only as a legacy API whose batches load one at a time,
+with no `workers`, and Keras 2's `fit` loads them in one worker unless given `workers=N`.
+Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only rescales arrays
+already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
+batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported. The replacement named follows the target: the stable names from TensorFlow 2.6, the
 `experimental` ones from 2.3, a tf.data pipeline before.
 
 ## Example
@@ -174,8 +207,10 @@ No automatic fix.
             if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
-            # Keras 2's `fit(workers=N)` loads its batches in parallel; Keras 3's legacy copy has no workers.
-            serial_decoding = target.keras_major == 3 and _decodes_files(ctx.model, site.call)
+            # Keras 2's `fit(workers=N)` loads its batches in parallel (one worker by default);
+            # Keras 3's legacy copy has no workers.
+            serial_work = (_decodes_files(ctx.model, site.call) or _augments(site.call)) and not (
+                target.keras_major == 2 and _fit_given_workers(ctx.model))
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` is deprecated and augments in Python one batch at a time; "
-                       f"{_advice(target)}", impact=Impact.SPEED if serial_decoding else None)
+                       f"{_advice(target)}", impact=Impact.SPEED if serial_work else None)
