@@ -296,3 +296,41 @@ def test_the_validation_half_of_subset_both_is_not_shuffled():
         val = val.cache()
     """), "t.py", select=["PL201"])
     assert [d.line for d in both] == [3]
+
+
+def test_calls_in_and_nodes_of_find_what_the_libcst_visitors_find():
+    """`calls_in` and `nodes_of` walk the fields themselves (libcst's visitor is slow): the same
+    nodes as `CallCollector` (no call in a `raise`) and a visitor of assignments."""
+    from pipelint.model.functions import CallCollector, calls_in
+    from pipelint.model.syntax import nodes_of
+
+    module = cst.parse_module(dedent("""\
+        @register(name=key())
+        def f(a=default(), *b, c: hint() = g(), **d) -> out():
+            x = y = [load(p) for p in paths() if keep(p)]
+            z: int = (lambda q: q.m())(f"{fmt(1)!r:{width()}}")
+            del items[pick()]
+            with ctx() as (u, v), other():
+                assert ok(), why()
+            if not flag():
+                raise ValueError(message())
+            async def inner():
+                await wait(); return {k(): v() for k, v in pairs()}
+            return x if test() else z[slice_of():stop()]
+        class K(Base(), metaclass=meta()):
+            n = count()
+            def m(self): yield from gen()
+    """))
+
+    class Assigns(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list[cst.Assign] = []
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            self.found.append(node)
+
+    calls = CallCollector.of(module).calls
+    assert len(calls) > 20 and sorted(map(id, calls_in(module))) == sorted(map(id, calls))
+    assigns = Assigns()
+    module.visit(assigns)
+    assert len(assigns.found) == 2 and sorted(map(id, nodes_of(module, cst.Assign))) == sorted(map(id, assigns.found))

@@ -347,6 +347,13 @@ def test_a_projection_written_as_a_loop_is_cheap_on_any_release(tmp_path):
     ("from keras.layers.convolutional import Conv2D\n", "keras2 `keras.layers.convolutional`"),
     ("from keras.layers import Conv2D\n", ""),
     ("model.evaluate(seq, use_multiprocessing=True)\n", "keras2 `evaluate(use_multiprocessing=...)`"),
+    # one per alternative of the Keras 2 pattern, each past the substring test in front of it
+    ("from tensorflow.python.keras.layers import Dense\n", "keras2 `tensorflow.python.keras`"),
+    ("from keras.utils.np_utils import to_categorical\n", "keras2 `keras.utils.np_utils`"),
+    ("model.fit_generator(gen, epochs=3)\n", "keras2 `fit_generator`"),
+    ("model.fit(x, workers=4)\n", "keras2 `fit(workers=...)`"),
+    ("opt = SGD(0.01, lr=0.1)\n", "keras2 `SGD(lr=...)`"),
+    ("import keras\nopt = Nadam(lr\t=0.1)\n", "keras2 `Nadam`"),
 ])
 def test_api_evidence(source, evidence):
     from pipelint.target import api_evidence

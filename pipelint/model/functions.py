@@ -19,7 +19,7 @@ from pipelint.model.catalogue import (
     is_trace_time_random_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import all_params, block_body, find_arg
+from pipelint.model.syntax import all_params, block_body, find_arg, nodes_of
 from pipelint.model.values import Collection, FunctionFacts, ObjectValue
 
 
@@ -504,6 +504,11 @@ class CallCollector(cst.CSTVisitor):
         # `raise NotImplementedError(...)`: Python that stops tracing, not an op in the graph
         return False
 
+
+
+def calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    """`CallCollector.of(node).calls`, in another order, at a fraction of the cost (`nodes_of`)."""
+    return nodes_of(node, cst.Call, prune=cst.Raise)  # (not in `raise`: `CallCollector.visit_Raise`)
 
 class _TracedCalls(cst.CSTVisitor):
     """The calls a traced function makes while tf.data traces it: not those in the Python

@@ -24,13 +24,13 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, DECODING_SOURCES, canonical
-from pipelint.model.functions import CallCollector, IfCollector
+from pipelint.model.functions import CallCollector, IfCollector, calls_in
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
-from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int
+from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int, nodes_of
 from pipelint.target import Target
 from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin
 
@@ -104,24 +104,8 @@ _TOY_ELEMENTS = 1000
 _FUNCTION_OPS = frozenset({"map", "interleave", "flat_map", "filter", "parallel_interleave"})
 
 
-class _AssignCollector(cst.CSTVisitor):
-    """Every plain assignment statement in a module, at any depth."""
-
-    def __init__(self) -> None:
-        self.assigns: list[cst.Assign] = []
-
-    @classmethod
-    def of(cls, node: cst.CSTNode) -> list[cst.Assign]:
-        collector = cls()
-        node.visit(collector)
-        return collector.assigns
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self.assigns.append(node)
-
-
 def _names_bound_in(stmt: cst.CSTNode) -> set[str]:
-    return {t.target.value for assign in _AssignCollector.of(stmt) for t in assign.targets
+    return {t.target.value for assign in nodes_of(stmt, cst.Assign) for t in assign.targets
             if isinstance(t.target, cst.Name)}
 
 
@@ -357,7 +341,7 @@ class PipelineModel(KerasQueries):
     def _module_assigns(self) -> list[cst.Assign]:
         """Every plain assignment of the module, collected once (`bound_once`, `_bound_name`)."""
         if self._assigns is None:
-            self._assigns = _AssignCollector.of(self.module)
+            self._assigns = nodes_of(self.module, cst.Assign)
         return self._assigns
 
     def _tokens(self) -> list[tokenize.TokenInfo] | None:
@@ -480,7 +464,7 @@ class PipelineModel(KerasQueries):
                 for function in defs:
                     if function.name.value.startswith("__"):
                         continue  # `__init__`, `__call__`, `__iter__`...: run by Python itself
-                    for call in CallCollector.of(function).calls:
+                    for call in calls_in(function):
                         self._enclosing[call] = function.name.value
         function = self._enclosing.get(op.call)
         return function is not None and self.never_called(function)
