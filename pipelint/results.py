@@ -40,7 +40,10 @@ def shown_findings(results: Sequence[FileResult], resolver: "SettingsResolver") 
     shown: list[Diagnostic] = []
     left_out: Counter[Impact] = Counter()
     for result in results:
-        settings = resolver.for_path(result.file if result.file is not None else Path(result.path))
+        if not result.diagnostics:
+            continue  # (most files: no settings to look up)
+        # A checked file's settings are its directory's (`for_directory`: no stat of the file).
+        settings = resolver.for_directory((result.file if result.file is not None else Path(result.path)).parent)
         for d in result.diagnostics:
             if settings.shows(d):
                 shown.append(d)
