@@ -264,3 +264,44 @@ def test_a_missing_prefetch_costs_where_a_stage_decodes_and_the_data_trains(tmp_
     assert [line.split(": ")[1][:5] for line in result.output.splitlines()[:2]] == ["PL101", "PL103"]
     assert result.output.splitlines()[2:] == ["Found 2 findings (2 speed; 2 fixable with --fix).",
                                               "5 minor-speed findings not shown: --show-minor-speed"]
+
+
+def test_a_sequence_that_only_slices_arrays_in_memory_is_minor_speed(tmp_path):
+    root = _project(tmp_path, KERAS3, """
+        import cv2
+        import numpy as np
+        import keras
+
+        class Slices(keras.utils.PyDataset):
+            def __init__(self, x, y, batch_size):
+                super().__init__()
+                self.x, self.y, self.batch_size = x, y, batch_size
+
+            def __len__(self):
+                return len(self.x) // self.batch_size
+
+            def __getitem__(self, index):
+                part = slice(index * self.batch_size, (index + 1) * self.batch_size)
+                return np.asarray(self.x[part]).astype("float32"), self.y[part]
+
+        class Images(keras.utils.PyDataset):
+            def __init__(self, paths, batch_size):
+                super().__init__()
+                self.paths, self.batch_size = paths, batch_size
+
+            def __getitem__(self, index):
+                return np.stack([cv2.imread(p) for p in self.paths[index:index + self.batch_size]])
+    """)
+    found = [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")]
+    assert found == [(5, "minor-speed"), (17, "speed")]
+
+
+def test_a_flow_only_printed_or_described_is_a_look(tmp_path):
+    root = _project(tmp_path, KERAS2, """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rescale=1 / 255, horizontal_flip=True)
+        xy_train = datagen.flow_from_directory("data/train", target_size=(150, 150), batch_size=5)
+        print(type(xy_train))
+        print(xy_train[0][0].shape, len(xy_train))
+    """)
+    assert _json(root, "--show-housekeeping") == []

@@ -16,6 +16,13 @@ from pipelint.model.syntax import find_arg
 from pipelint.model.values import CallSite, Collection, CompileSite, DatasetValue, Keywords, ObjectValue
 
 
+# What a `__getitem__` that only slices arrays in memory calls (`PipelineModel.only_slices`).
+_CHEAP_BUILTINS = frozenset({"len", "range", "int", "float", "min", "max", "list", "tuple", "zip", "enumerate",
+                             "slice", "sorted", "sum", "abs", "round", "divmod"})
+_ARRAY_METHODS = frozenset({"astype", "reshape", "copy", "append", "extend", "tolist", "flatten", "squeeze",
+                            "transpose"})
+
+
 class KerasFacts(InterpreterState):
     def _builds_random(self, call: cst.Call, qualified: str, frame: Frame) -> bool:
         if is_random_name(qualified):
@@ -120,6 +127,38 @@ class KerasQueries:
         if isinstance(cls, cst.ClassDef) and any(is_pydataset_base(home.imports.resolve(b.value)) for b in cls.bases):
             return name, cls, home
         return None
+
+    def only_slices(self, cls: cst.ClassDef, home: object | None = None) -> bool:
+        """Does `cls.__getitem__` (with the methods of `cls` it calls) only slice and stack arrays
+        already in memory (builtins, NumPy, array methods)? Then a batch costs microseconds and
+        more workers save little."""
+        methods = (home.methods if home is not None else self.methods).get(cls, {})
+        pending = [methods.get("__getitem__")]
+        seen: set[str] = set()
+        while pending:
+            method = pending.pop()
+            if method is None or method.name.value in seen:
+                continue
+            seen.add(method.name.value)
+            for call in CallCollector.of(method.body).calls:
+                func = call.func
+                if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+                    if func.attr.value not in methods:
+                        return False  # (an attribute holding a function or a transform: not in sight)
+                    pending.append(methods.get(func.attr.value))
+                elif isinstance(func, cst.Name):
+                    if func.value not in _CHEAP_BUILTINS:
+                        return False
+                elif isinstance(func, cst.Attribute):
+                    root = func
+                    while isinstance(root, cst.Attribute):
+                        root = root.value
+                    numpy = isinstance(root, cst.Name) and root.value in ("np", "numpy") and func.attr.value != "load"
+                    if not (numpy or func.attr.value in _ARRAY_METHODS):
+                        return False
+                else:
+                    return False
+        return bool(seen)
 
     def loading_call(self, cls: cst.ClassDef, home: object | None = None) -> str | None:
         """The first call in `cls.__getitem__` (or a method of `cls` it calls) that reads or decodes

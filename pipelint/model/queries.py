@@ -127,12 +127,16 @@ def _name_counts(every: list[tokenize.TokenInfo]) -> dict[str, int]:
 Mention = tuple[str, list[str], "str | None", int]
 
 
+# Builtins that read one item of their argument, or only describe it: `next(gen)`, `type(gen)`.
+_LOOKING_CALLS = frozenset({"next", "type", "len", "print", "repr", "id"})
+
+
 def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
     """Per name, each mention that is not a binding or an attribute: the token before it, the
     three after it, the name bound by the statement whose value the mention starts (`gen =
     datagen.flow(`), and its block depth; and per name the block depths of its bindings. A
-    mention as the sole argument of `next(` reads as ("(", [")"...]); other calls' arguments
-    read as "call"."""
+    mention as the sole argument of `next(` (or `type(`, `len(`, `print(`...) reads as
+    ("(", [")"...]); other calls' arguments read as "call"."""
     tokens: list[tuple[tokenize.TokenInfo, int]] = []
     starts: set[int] = {0}  # indices of the tokens that begin a statement
     depth = 0
@@ -161,7 +165,8 @@ def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Ment
             continue
         if previous in ("import", "as", "def", "class"):
             continue
-        if previous == "(" and following[:1] == [")"] and (index < 2 or tokens[index - 2][0].string != "next"):
+        if previous == "(" and following[:1] == [")"] and (
+                index < 2 or tokens[index - 2][0].string not in _LOOKING_CALLS):
             previous = "call"  # `f(gen)`: handed on, a use
         # (`name = gen.flow(`, a statement of its own; not a keyword argument `validation_data=`)
         bound = tokens[index - 2][0].string if previous == "=" and index - 2 in starts \

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.model import TRAINING_METHODS, PipelineModel, find_arg, literal_int
-from pipelint.rules.base import At, Invalid, Rule, RuleContext
+from pipelint.rules.base import At, Invalid, Rule, RuleContext, speed
 
 
 
@@ -54,6 +54,10 @@ With one worker Keras does not start its enqueuer: `__getitem__` is called one b
 from a single Python thread (under the JAX and PyTorch backends, in the training loop itself), so
 the accelerator waits for every batch's loading and augmentation. `workers=N` loads N batches
 concurrently in threads, `use_multiprocessing=True` in processes (for CPU-bound Python code).
+
+Impact: speed where `__getitem__` reads, decodes or transforms data, or calls code not in sight;
+minor speed (shown with `--show-minor-speed`) where it only slices and stacks arrays already in
+memory (builtins, NumPy): a batch costs microseconds there, and more workers save little.
 
 ## Example
 ```python
@@ -258,7 +262,7 @@ No automatic fix.
                 ctx.report(cls.name,
                            f"`{cls.name.value}` {passes}: batches load one at a time in one Python thread while the "
                            f"model waits; in {keras} pass `workers=N` (and `use_multiprocessing=True` for CPU-bound "
-                           f"loading) to `super().__init__`")
+                           f"loading) to `super().__init__`", impact=speed(not model.only_slices(cls)))
                 continue
             # `workers` can be given at construction: judge each construction in this module.
             for call in self._instantiations(cls, model):
@@ -269,7 +273,7 @@ No automatic fix.
                     ctx.report(call.func,
                                f"`{cls.name.value}` {created} loads batches one at a time in one Python thread while the "
                                f"model waits; in {keras} pass `workers=N` (and `use_multiprocessing=True` for "
-                               f"CPU-bound loading)")
+                               f"CPU-bound loading)", impact=speed(not model.only_slices(cls)))
 
     def _check_keras2(self, ctx: RuleContext) -> None:
         """Keras 2 takes `workers` on `fit`/`fit_generator` (default 1), not on the `Sequence`: report
@@ -292,7 +296,7 @@ No automatic fix.
                        f"`{func.attr.value}` loads `{name}`{cost} {how}: in {model.target.describe_keras()} "
                        f"`{func.attr.value}` calls `__getitem__` one batch at a time in one thread while the "
                        f"model waits; pass `workers=N` (and `use_multiprocessing=True` for CPU-bound loading) "
-                       f"to `{func.attr.value}`")
+                       f"to `{func.attr.value}`", impact=speed(not model.only_slices(cls, home)))
 
     @staticmethod
     def _init_state(klass: cst.ClassDef, model: PipelineModel) -> str:
