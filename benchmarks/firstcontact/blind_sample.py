@@ -11,6 +11,7 @@ pipelint to judge each finding accurate or not, and worth acting on or not, from
     python benchmarks/firstcontact/blind_sample.py TREE --sample 70 --seed 2026 --out DRAW.json
     python benchmarks/firstcontact/blind_sample.py TREE --verdicts VERDICTS.csv   # the shares
     python benchmarks/firstcontact/blind_sample.py TREE --shown --exclude EARLIER.json --seed 2027 --out D2.json
+    python benchmarks/firstcontact/blind_sample.py TREE --shown --pool pool_2029.json --seed 2029 --out D4.json
 
 `VERDICTS.csv`: `index,accurate,worth,reason` (index into the draw; `accurate`/`worth` yes or no).
 """
@@ -58,12 +59,13 @@ def mirrored() -> dict[str, Path]:
     return found
 
 
-def extract(tree: Path) -> dict[str, str]:
-    """Bring the unread repositories' code into TREE; repository -> commit."""
+def extract(tree: Path, pool: set[str] | None = None) -> dict[str, str]:
+    """Bring the unread repositories' code into TREE (only those `pool` names, where given);
+    repository -> commit."""
     known = named_anywhere()
     commits = {}
     for repository, directory in mirrored().items():
-        if repository in known:
+        if repository in known or (pool is not None and repository not in pool):
             continue
         try:
             commit = git(directory, "rev-parse", "HEAD").decode().strip()
@@ -146,13 +148,17 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=HERE / "blind_sample.json")
     parser.add_argument("--verdicts", type=Path, help="score a judged draw instead of drawing")
     parser.add_argument("--shown", action="store_true", help="draw only from what the default output shows")
+    parser.add_argument("--pool", type=Path,
+                        help="a pool file (pool_2029.json): draw only from the repositories it lists")
     parser.add_argument("--exclude", type=Path, action="append", default=[],
                         help="an earlier draw whose findings a reader has seen (left out of this one)")
     args = parser.parse_args()
     if args.verdicts is not None:
         shares(json.loads(args.out.read_text(encoding="utf-8"))["draw"], args.verdicts)
         return
-    commits = extract(args.tree)
+    pool = None if args.pool is None else {
+        entry["repository"] for entry in json.loads(args.pool.read_text(encoding="utf-8"))["repositories"]}
+    commits = extract(args.tree, pool)
     seen = {(f["repository"], f["path"], str(f["line"]), f["code"]) for earlier in args.exclude
             for f in json.loads(earlier.read_text(encoding="utf-8"))["draw"]}
     every = [f for f in findings(args.tree, commits, args.shown)
@@ -161,6 +167,7 @@ def main() -> None:
     from pipelint import __version__
 
     args.out.write_text(json.dumps({"seed": args.seed, "shown": args.shown, "excluded": [str(e) for e in args.exclude],
+                                    "pool": str(args.pool) if args.pool is not None else None,
                                     "repositories": len(commits), "findings": len(every),
                                     "pipelint": __version__, "draw": draw}, indent=1) + "\n", encoding="utf-8")
     print(f"{len(commits)} repositories, {len(every)} findings, {len(draw)} drawn -> {args.out}")
