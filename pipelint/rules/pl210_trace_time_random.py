@@ -1,6 +1,29 @@
 from __future__ import annotations
 
+import libcst as cst
+
+from pipelint.model.syntax import ancestors, nodes_of
 from pipelint.rules.base import Invalid, Rule, RuleContext
+
+
+def _pairing_seed(module: cst.Module, call: cst.Call) -> tuple[str, int] | None:
+    """`seed = np.random.randint(1000)` whose name then seeds two or more random ops of the same
+    function (`seed=seed`: an image and its mask flipped alike): the name and how many ops."""
+    around = ancestors(module, call)
+    if not around or len(around) < 3:
+        return None
+    assign = around[-2]
+    if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0].target, cst.Name)):
+        return None
+    name = assign.targets[0].target.value
+    function = next((node for node in reversed(around) if isinstance(node, (cst.FunctionDef, cst.Lambda))), None)
+    if function is None:
+        return None
+    seeded = [arg for arg in nodes_of(function, cst.Arg)
+              if arg.keyword is not None and arg.keyword.value == "seed"
+              and any(n.value == name for n in nodes_of(arg.value, cst.Name))]
+    return (name, len(seeded)) if len(seeded) >= 2 else None
 
 
 class TraceTimeRandom(Rule):
@@ -13,6 +36,9 @@ Flags a NumPy (`np.random.*`) or standard-library (`random.*`) call made directl
 given to `map`, `filter`, `interleave` or `flat_map` (or in a helper of the same module it calls).
 Calls inside the Python function handed to `tf.py_function`/`tf.numpy_function` are not flagged:
 those run for every element. Nor is a call that only picks a seed (`seed=np.random.randint(9)`).
+A value drawn once and given as `seed=` to two or more random ops (an image and its mask flipped
+alike) is flagged only where the map runs with `num_parallel_calls`, with a message that says so:
+a serial map keeps the ops in step.
 
 ## Why is this bad?
 tf.data traces the dataset function into a graph once. Python code in it runs during that trace,
@@ -39,6 +65,13 @@ ds = ds.map(translate, num_parallel_calls=tf.data.AUTOTUNE)
 ```
 TensorFlow's random ops (`tf.random.*`, `tf.image.random_*`, `tf.image.stateless_random_*` with a
 per-element seed, Keras `Random*` layers) draw a new value for every element.
+
+Where the constant was meant to pair two random ops (`seed = np.random.randint(1000)`, then
+`random_flip_left_right(image, seed=seed)` and `random_flip_left_right(mask, seed=seed)`), the ops
+pair only while the map runs one element at a time: with `num_parallel_calls` each stateful op
+draws from its own stream in the order the calls happen to run, and images and masks come apart.
+Give each element one seed (`Dataset.zip((ds, tf.data.Dataset.random(seed=1).batch(2)))`) and use
+`tf.image.stateless_random_flip_left_right(image, seed)` on both.
 
 ## Fix safety
 No automatic fix: the TensorFlow op to use depends on the distribution and shapes.
@@ -77,6 +110,19 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
         ds = tf.data.Dataset.range(10).map(
             lambda x: tf.random.uniform([], seed=np.random.randint(1000)), num_parallel_calls=tf.data.AUTOTUNE)
         """,
+        # the same pairing seed on a serial map: the two ops stay in step
+        """
+        import numpy as np
+        import tensorflow as tf
+
+        def augment(image, mask):
+            seed = np.random.randint(1000)
+            image = tf.image.random_flip_left_right(image, seed=seed)
+            mask = tf.image.random_flip_left_right(mask, seed=seed)
+            return image, mask
+
+        ds = tf.data.Dataset.zip((images, masks)).map(augment)
+        """,
         # NumPy randomness outside any dataset function; pandas `.map`; Python's `map`
         """
         import random
@@ -90,6 +136,24 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
         """,
     )
     INVALID = (
+        # one constant seeding the image's and the mask's flip, under parallel calls
+        Invalid(
+            """
+            import numpy as np
+            import tensorflow as tf
+
+            def augment(image, mask):
+                seed = np.random.randint(1000)
+                image = tf.image.random_flip_left_right(image, seed=seed)
+                mask = tf.image.random_flip_left_right(mask, seed=seed)
+                return image, mask
+
+            ds = pairs.map(augment, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
+            line=5, column=12, end_column=29,
+            message="`np.random.randint` in the `map` function runs once, while tf.data traces it: `seed` is "
+                    "one constant that seeds 2 random ops to pair them",
+        ),
         Invalid(
             """
             import numpy as np
@@ -139,6 +203,21 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
     def check(self, ctx: RuleContext) -> None:
         for site, call, node in ctx.model.calls_in_dataset_functions("trace_time_randomness"):
             name = " ".join(ctx.model.node_code(call.func).split())
+            pairing = _pairing_seed(ctx.model.module, call) if site.op.facts.where is None else None
+            if pairing is not None:
+                if site.op.arg("num_parallel_calls", 1) is None:
+                    continue  # a serial map keeps the ops it seeds alike in step: a deliberate seed
+                seed, count = pairing
+                ctx.report(
+                    node,
+                    f"`{name}` in the `{site.op.name}` function runs once, while tf.data traces it: `{seed}` is "
+                    f"one constant that seeds {count} random ops to pair them (an image and its mask); with "
+                    "`num_parallel_calls` each stateful op draws from its own stream in whatever order the "
+                    "calls run, so the pairs come apart; draw one seed per element (a zipped "
+                    "`Dataset.random()`, or `tf.random.Generator.make_seeds`) and give it to the "
+                    "`tf.image.stateless_random_*` ops",
+                )
+                continue
             ctx.report(
                 node,
                 f"`{name}` in the `{site.op.name}` function runs once, while tf.data traces it: every "
