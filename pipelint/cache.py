@@ -10,6 +10,7 @@ there is none). Layout:
         <generation>/       pipelint's version and code, the Python and libcst it runs on
             <root>.json     one shard per configuration root: file -> key, last day seen, findings
             project.summaries  the project index's module summaries: file -> key, last day, summary
+            runs/<files>.json  the last run over exactly these files: each file's stat and key
 
 A file's entry is used only when its key matches: a hash of the generation, every setting that
 decides the file's findings (select, ignore, rule options, per-file-ignores with the file's path),
@@ -23,6 +24,11 @@ do not pile up), and an entry not seen for `_FORGET_AFTER_DAYS` days is dropped 
 Writes go to a temporary file renamed over the shard, after merging what another run wrote
 meanwhile, so two runs at once never corrupt it (one may lose the other's new entries: misses).
 A run whose every file is a hit writes nothing and never imports the engine or libcst.
+
+A run over the same files as the last one, none of whose stats (inode, size, modification and
+change times) moved and whose settings and declarations say the same, takes each file's key from
+that run (`_RunSnapshot`): it reads no file and builds no project index. Any other run reads the
+files and computes the keys from their bytes, as above.
 
 `--fix` and `--diff` take a hit only when it holds no fix they would apply; otherwise the file is
 checked from its bytes, and a fixed file is not cached (its next check is a miss).
@@ -203,6 +209,47 @@ class _Summaries:
         self._entries, self.changed = merged, {}
 
 
+class _RunSnapshot:
+    """The last run over one set of files: per file its stat and the key its bytes gave, and the
+    part of that key that comes from settings and declarations (`context`). A warm run whose stats
+    and contexts all match takes the keys as they are: no file read, no project index."""
+
+    def __init__(self, folder: Path, files: Sequence[Path]) -> None:
+        names = b"\0".join(sorted(os.fsencode(os.path.abspath(path)) for path in files))
+        self.file = folder / "runs" / f"{blake2b(names, digest_size=12).hexdigest()}.json"
+        self.changed: dict | None = None
+
+    @staticmethod
+    def stat_of(path: Path) -> list[int] | None:
+        try:
+            found = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(found.st_mode):
+            return None
+        return [found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
+
+    def keys(self, stats: dict[str, list[int] | None], contexts: dict[str, str]) -> dict[str, str] | None:
+        """Each file's key from the last run, where nothing it depends on moved; else None."""
+        if any(value is None for value in stats.values()):
+            return None
+        data = _read_json(self.file)
+        if not (isinstance(data, dict) and data.get("stats") == stats and data.get("contexts") == contexts
+                and isinstance(data.get("keys"), dict) and data["keys"].keys() == stats.keys()):
+            return None
+        return data["keys"]
+
+    def put(self, stats: dict[str, list[int] | None], contexts: dict[str, str], keys: dict[str, str]) -> None:
+        if all(value is not None for value in stats.values()) and keys.keys() == stats.keys():
+            self.changed = {"stats": stats, "contexts": contexts, "keys": keys}
+
+    def save(self) -> None:
+        if self.changed is not None:
+            self.file.parent.mkdir(exist_ok=True)
+            _atomic_write(self.file, json.dumps(self.changed, separators=(",", ":")).encode())
+            self.changed = None
+
+
 class ResultCache:
     """Lookups and stores for one run; `save()` writes what changed."""
 
@@ -215,6 +262,7 @@ class ResultCache:
         self.today = int(time.time() // 86400)
         self.warnings: list[str] = []
         self.summaries = _Summaries(self.folder / "project.summaries", self.today)
+        self.runs: _RunSnapshot | None = None
 
     # ---- keys
 
@@ -230,13 +278,22 @@ class ResultCache:
             return known[1] + b"\0path=" + os.fsencode(os.path.abspath(path))
         return known[1]
 
-    def key(self, settings: Settings, path: Path, data: bytes, project: bytes = b"") -> str:
-        """`project`: what the file's findings depend on in other modules (`ProjectIndex.key_of`)."""
+    def key(self, settings: Settings, path: Path, data: bytes, project: bytes = b"", context: str | None = None) -> str:
+        """`project`: what the file's findings depend on in other modules (`ProjectIndex.key_of`);
+        `context`: `self.context(settings, path)`, where already known."""
         digest = blake2b(digest_size=20)
-        # The TensorFlow/Keras the file targets comes from files beside the code (requirements.txt...).
-        target = declaration_key(path).encode()
-        for part in (self.generation.encode(), self._settings_key(settings, path),
-                     path.suffix.encode(), data, project, target):
+        context = self.context(settings, path) if context is None else context
+        for part in (self.generation.encode(), context.encode(), path.suffix.encode(), data, project):
+            digest.update(len(part).to_bytes(8, "little"))
+            digest.update(part)
+        return digest.hexdigest()
+
+    def context(self, settings: Settings, path: Path) -> str:
+        """The part of a file's key that is not in its bytes or its project: the settings that
+        decide its findings, and the TensorFlow/Keras it targets (from files beside the code,
+        requirements.txt...)."""
+        digest = blake2b(digest_size=16)
+        for part in (self._settings_key(settings, path), declaration_key(path).encode()):
             digest.update(len(part).to_bytes(8, "little"))
             digest.update(part)
         return digest.hexdigest()
@@ -285,12 +342,15 @@ class ResultCache:
     def save(self) -> None:
         """Write every shard that changed; a cache that cannot be written is skipped, with a warning."""
         dirty = [shard for shard in self._shards.values() if shard.changed]
-        if not dirty and not self.summaries.changed:
+        runs = self.runs is not None and self.runs.changed is not None
+        if not dirty and not self.summaries.changed and not runs:
             return
         try:
             new_generation = not self.folder.is_dir()
             self._prepare()
             self.summaries.save()
+            if self.runs is not None:
+                self.runs.save()
             for shard in dirty:
                 merged = {name: entry for name, entry in shard._load().items()
                           if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[1], int)
@@ -362,6 +422,17 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     libcst) is imported only when some file misses."""
     cwd = cwd or Path.cwd()
     display_path = DisplayPaths(cwd)
+    # A regular file's settings are its directory's (what `for_path` finds, minus a stat).
+    settings_of = {path: resolver.for_directory(os.path.dirname(os.path.join(cwd, path)) or os.sep)
+                   for path in files}
+    # Stats before reads: a file written in between looks changed to the next run, never unchanged.
+    cache.runs = _RunSnapshot(cache.folder, files)
+    stats = {os.path.abspath(path): _RunSnapshot.stat_of(path) for path in files}
+    contexts = {os.path.abspath(path): cache.context(settings_of[path], path) for path in files}
+    if not fix_mode.enabled:
+        replayed = _replay(files, settings_of, cache, cache.runs.keys(stats, contexts), display_path)
+        if replayed is not None:
+            return replayed
     results: list[FileResult] = []
     misses: list[Path] = []
     contents: dict[Path, bytes] = {}
@@ -371,14 +442,15 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     # findings depend on, so that editing `data.py` re-checks `train.py`.
     project = ProjectIndex.build(files, {path: data for path, data in read.items() if data is not None},
                                  cache.summaries, jobs=jobs or os.cpu_count() or 1)
+    computed: dict[str, str] = {}
     for path in files:
         data = read[path]
         if data is None:
             misses.append(path)
             continue
-        # A regular file: the settings of its directory (what `for_path` finds, minus a stat).
-        settings = resolver.for_directory(os.path.dirname(os.path.join(cwd, path)) or os.sep)
-        key = cache.key(settings, path, data, project.key_of(path))
+        settings = settings_of[path]
+        absolute = os.path.abspath(path)
+        key = computed[absolute] = cache.key(settings, path, data, project.key_of(path), contexts[absolute])
         display = display_path(path)
         diagnostics = cache.get(settings, path, key, display)
         if diagnostics is None or (fix_mode.enabled and _has_fix_to_apply(diagnostics, fix_mode)):
@@ -393,13 +465,36 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
         checked = check_files(misses, resolver, jobs=jobs, fix_mode=fix_mode, cwd=cwd, contents=contents,
                               project=project)
         by_file = {result.file: result for result in checked}
+        every_file_cached = len(keys) == len(misses)
         for path, (settings, key) in keys.items():
             result = by_file.get(path)
             if (result is None or result.fixed_source is not None
                     or any(d.code == "PL000" for d in result.diagnostics)):
+                every_file_cached = False
                 continue  # an internal error may not recur; a fixed file has new bytes
             cache.put(settings, path, key, result.diagnostics)
         results.extend(checked)
+    else:
+        every_file_cached = True
+    if every_file_cached and not fix_mode.enabled:
+        cache.runs.put(stats, contexts, computed)  # the next run over these files may replay them
+    cache.save()
+    return sorted(results, key=lambda r: r.path)
+
+
+def _replay(files: Sequence[Path], settings_of: dict, cache: ResultCache, keys: dict[str, str] | None,
+            display_path) -> list[FileResult] | None:
+    """Every file's findings from the cache under the keys of the last run; None where one is
+    missing (then the run reads the files)."""
+    if keys is None:
+        return None
+    results = []
+    for path in files:
+        display = display_path(path)
+        diagnostics = cache.get(settings_of[path], path, keys[os.path.abspath(path)], display)
+        if diagnostics is None:
+            return None
+        results.append(FileResult(display, diagnostics, file=path))
     cache.save()
     return sorted(results, key=lambda r: r.path)
 

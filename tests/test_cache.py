@@ -308,3 +308,37 @@ def test_notebooks_are_cached_by_their_bytes(project, parses):
     parses.clear()
     assert _run("--output-format", "json", "--jobs", "1", ".").stdout == cold
     assert parses == []
+
+
+def test_a_run_over_unmoved_files_reads_none_and_builds_no_index(project, monkeypatch):
+    cold = _concise(".")
+    assert _concise(".") == cold
+    real_build = cache_module.ProjectIndex.build
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the project index was built")
+
+    monkeypatch.setattr(cache_module.ProjectIndex, "build", refuse)
+    monkeypatch.setattr(cache_module, "_read_regular", refuse)
+    assert _concise(".") == cold  # stats, settings and declarations unmoved: the keys of the last run
+    monkeypatch.setattr(cache_module.ProjectIndex, "build", real_build)
+    # A declaration beside the code changes every file's target without touching a file's stat.
+    (project / "requirements.txt").write_text("tensorflow==2.4.1\n")
+    with pytest.raises(AssertionError, match="was built"):
+        monkeypatch.setattr(cache_module.ProjectIndex, "build", refuse)
+        _concise(".")
+    monkeypatch.undo()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("PIPELINT_CACHE_DIR", str(project / "cache"))
+    assert _concise(".") == _concise("--no-cache", ".") != cold
+
+
+def test_a_file_rewritten_to_the_same_size_and_time_is_read_again(project):
+    cold = _concise(".")
+    assert _concise(".") == cold
+    edited = project / "m03.py"
+    before = edited.stat()
+    edited.write_text(edited.read_text().replace("shuffle(8)", "shuffle(9)"))
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))  # (the change time still moves)
+    assert _concise(".") == _concise("--no-cache", ".")
+    assert "buffer of 9" in _concise(".")[1]
