@@ -558,3 +558,66 @@ def test_a_generator_whose_flow_is_only_indexed_once_is_a_look(tmp_path):
         model.fit(flow, epochs=10)
     """})
     assert _found(root, "PL403") == [("train.py", 2, "PL403")]
+
+
+# --- From the fourth blind draw's verdicts (seed 2029; not fresh afterwards) -----------------
+
+def test_a_repository_directory_no_import_can_name_holds_scripts_that_import_siblings(tmp_path):
+    root = _project(tmp_path / "tensorflow-image-processing", {
+        "__init__.py": "",
+        "dataloader.py": """
+            import tensorflow as tf
+
+            class DataLoader:
+                def create_dataset(self, names):
+                    return tf.data.Dataset.from_tensor_slices(names).map(lambda n: self.load(n))
+
+                def create_dataset_nl(self, names):
+                    return tf.data.Dataset.from_tensor_slices(names).map(lambda n: self.load(n))
+
+                def load(self, name):
+                    return tf.image.resize(tf.io.decode_png(tf.io.read_file(name)), [8, 8]) + tf.random.uniform([])
+        """,
+        "predictor.py": """
+            from dataloader import DataLoader
+            ds = DataLoader().create_dataset_nl(paths)
+            model.fit(ds.batch(4), epochs=2)
+        """})
+    # create_dataset is never called in the project: only the map that trains is reported
+    assert _found(root, "PL101") == [("dataloader.py", 8, "PL101")]
+
+
+def test_a_loop_over_one_model_name_compiles_one_model(tmp_path):
+    root = _project(tmp_path, {"train.py": """
+        from keras.optimizers import SGD
+        for op in ["sgd", "adam"]:
+            optimizer = SGD(learning_rate=0.01)
+            for model_name in ["densenet"]:
+                model = build(model_name)
+                model.compile(optimizer=optimizer, loss="categorical_crossentropy")
+                model.fit(x, y)
+            for size in [64, 128]:
+                model = build(size)
+                model.compile(optimizer=optimizer, loss="categorical_crossentropy")
+                model.fit(x, y)
+    """})
+    assert _found(root, "PL401") == [("train.py", 10, "PL401")]
+
+
+def test_generators_only_described_or_writing_copies_to_disk_are_not_reported(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.10.0\n", "train.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        test_datagen = ImageDataGenerator(rescale=1. / 255)
+        labels_only = test_datagen.flow_from_directory("data/test")
+        print(labels_only.class_indices)
+        offline = ImageDataGenerator(rotation_range=20)
+        for i, batch in enumerate(offline.flow(x, batch_size=1, save_to_dir="augmented")):
+            if i > 20:
+                break
+        val_datagen = ImageDataGenerator(rescale=1. / 255)
+        evaluated = val_datagen.flow_from_directory("data/val")
+        print(model.evaluate_generator(evaluated, steps=8, workers=10))
+    """})
+    # the evaluated one is reported, as a cleanup: its loading already runs in ten workers
+    found = [(d.line, d.impact.value) for d in check_paths([root], select=["PL403"])]
+    assert found == [(9, "housekeeping")]

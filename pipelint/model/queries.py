@@ -127,6 +127,9 @@ def _name_counts(every: list[tokenize.TokenInfo]) -> dict[str, int]:
 Mention = tuple[str, list[str], "str | None", int]
 
 
+# What a Keras iterator says of its data without loading a batch (`flow.class_indices`).
+_DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "filepaths", "samples", "n",
+                                    "num_classes", "image_shape", "batch_size", "labels"})
 # Builtins that read one item of their argument, or only describe it: `next(gen)`, `type(gen)`.
 _LOOKING_CALLS = frozenset({"next", "type", "len", "print", "repr", "id"})
 
@@ -510,7 +513,9 @@ class PipelineModel(KerasQueries):
         mentions = self._mentions().get(name, [])
         for previous, following, _, depth in mentions:
             looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("] \
-                or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"]
+                or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"] \
+                or following[:1] == ["."] and following[1:2] and following[1] in _DESCRIBING_ATTRIBUTES \
+                and following[2:3] != ["("]
             # One `next(gen)` (or `gen[0]`, one batch) where it was made is a look; pulled in a loop
             # below it, batches are produced for real (augmented copies written to disk).
             if looks and depth <= self._binding_depth(name):

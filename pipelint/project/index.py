@@ -897,9 +897,12 @@ class ProjectIndex:
         if known is None:
             top = project_root(directory)
             # No project marker above: the package's parent directory, from where Python
-            # imports it (`train_utils/preprocessing.py` is `train_utils.preprocessing`).
+            # imports it (`train_utils/preprocessing.py` is `train_utils.preprocessing`). A
+            # directory whose name no import can spell (`tensorflow-image-processing/`, with an
+            # `__init__.py` all the same) is no package: its scripts import their siblings by name.
             if top == directory:
-                while os.path.exists(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top:
+                while os.path.exists(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top \
+                        and os.path.basename(top).isidentifier():
                     top = os.path.dirname(top)
             known = [os.path.join(top, "src"), top] if os.path.isdir(os.path.join(top, "src")) else [top]
             # A script's own directory (when it is no package) comes first, as `python script.py`.

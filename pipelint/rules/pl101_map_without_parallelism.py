@@ -265,8 +265,8 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 continue  # `map(f, **kwargs)` may well carry it
             if site.op.facts.py_function is not None:
                 continue  # a Python function stays serial whatever the argument: PL106 says so
-            if ctx.model.only_used_for(site.op, LOOKS):
-                continue  # only looked at (a peek, `adapt`, `element_spec`): no loop to speed up
+            if ctx.model.only_used_for(site.op, LOOKS) or ctx.model.in_dead_function(call):
+                continue  # only looked at (a peek, `adapt`, `element_spec`), or never run: nothing to speed up
             if site.prefixes and all(ctx.model.toy_pipeline(path, site.op) for path in site.prefixes):
                 continue  # a handful of numbers written in the source: a demo, it costs nothing
             if site.op.facts.trivial:

@@ -170,7 +170,8 @@ No automatic fix.
                 "py_function",
                 # a dataset only looked at runs the function a few times; a function that only
                 # sleeps lets the GIL go, so parallel calls do overlap
-                keep=lambda site: not model.only_used_for(site.op, LOOKS) and not site.op.facts.py_function_only_waits):
+                keep=lambda site: not model.only_used_for(site.op, LOOKS) and not site.op.facts.py_function_only_waits
+                and not model.in_dead_function(site.op.call)):
             name = _SHORT_NAMES.get(model.qualified_name(call.func) or "", "tf.py_function")
             ctx.report(
                 node,

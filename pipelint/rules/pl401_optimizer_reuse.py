@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model import CompileSite, ObjectValue, PipelineModel, find_arg
+from pipelint.model import CompileSite, ObjectValue, PipelineModel, find_arg, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 
@@ -409,12 +409,28 @@ No automatic fix.
     def _loop_reuse(site: CompileSite, model: PipelineModel) -> str | None:
         optimizer, compiled = site.optimizer, site.model
         for loop in site.loops:
-            if loop in compiled.loops and loop not in optimizer.loops:
+            if loop in compiled.loops and loop not in optimizer.loops and not _runs_once(loop, model):
                 opt = _name_of(site, model)
                 return (f"optimizer `{opt}` is created outside this loop but compiled into a new model on "
                         f"every iteration: from the second iteration `fit` raises \"Unknown variable\"; "
                         f"create the optimizer inside the loop")
         return None
+
+
+def _runs_once(loop: cst.CSTNode, model: PipelineModel) -> bool:
+    """`for name in ["densenet"]:`, over a name bound once to such a list, or `range(1)`: one
+    iteration, one model."""
+    if not isinstance(loop, cst.For):
+        return False
+    over = loop.iter
+    if isinstance(over, cst.Name):
+        over = model.bound_once(over.value)
+    if isinstance(over, (cst.List, cst.Tuple)):
+        return len(over.elements) == 1 and not isinstance(over.elements[0], cst.StarredElement)
+    if isinstance(over, cst.Call) and isinstance(over.func, cst.Name) and over.func.value == "range":
+        bounds = [literal_int(arg.value) for arg in over.args]
+        return None not in bounds and len(bounds) in (1, 2) and bounds[-1] - (bounds[0] if len(bounds) == 2 else 0) == 1
+    return False
 
 
 def _name_of(site: CompileSite, model: PipelineModel) -> str:

@@ -48,14 +48,29 @@ def _augments(construction: cst.Call) -> bool:
 
 
 def _fit_given_workers(model) -> bool:
-    """Does the module hand Keras 2's `fit`/`fit_generator` more than one loading worker?"""
+    """Does the module hand Keras 2's `fit`/`evaluate`/`predict` (or their `_generator` forms)
+    more than one loading worker?"""
     for site in model.calls:
         func = site.call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("fit", "fit_generator"):
+        if isinstance(func, cst.Attribute) and func.attr.value in _LOADING_METHODS:
             workers = find_arg(site.call, "workers")
             if workers is not None and not (isinstance(workers.value, cst.Integer) and workers.value.value in ("0", "1")):
                 return True
     return False
+
+
+_LOADING_METHODS = frozenset({"fit", "fit_generator", "evaluate", "evaluate_generator", "predict",
+                              "predict_generator"})
+
+
+def _only_writes_to_disk(model, construction: cst.Call) -> bool:
+    """Is every flow of the generator this call makes given `save_to_dir=`: augmented copies
+    written to disk once (offline augmentation), not batches a model waits for?"""
+    flows = [site.call for site in model.calls
+             if isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _FLOWS
+             and (site.call.func.value is construction
+                  or isinstance(site.receiver, ObjectValue) and site.receiver.node is construction)]
+    return bool(flows) and all(find_arg(flow, "save_to_dir") is not None for flow in flows)
 
 
 def _advice(target) -> str:
@@ -204,7 +219,8 @@ No automatic fix.
             name = site.qualified_name
             if not name or not name.endswith(".ImageDataGenerator") or name.split(".", 1)[0] not in _ROOTS:
                 continue
-            if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})):
+            if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})) \
+                    or _only_writes_to_disk(ctx.model, site.call):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
             # Keras 2's `fit(workers=N)` loads its batches in parallel (one worker by default);
