@@ -621,3 +621,13 @@ def test_generators_only_described_or_writing_copies_to_disk_are_not_reported(tm
     # the evaluated one is reported, as a cleanup: its loading already runs in ten workers
     found = [(d.line, d.impact.value) for d in check_paths([root], select=["PL403"])]
     assert found == [(9, "housekeeping")]
+
+
+def test_a_flow_that_saves_its_copies_while_training_is_reported(tmp_path):
+    root = _project(tmp_path, {"train.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        train_datagen = ImageDataGenerator(rescale=1. / 255, zoom_range=0.2)
+        train_gen = train_datagen.flow_from_directory("data/train", save_to_dir="augmented")
+        model.fit(train_gen, epochs=3)
+    """})
+    assert _found(root, "PL403") == [("train.py", 2, "PL403")]

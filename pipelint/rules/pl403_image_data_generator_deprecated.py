@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Impact
-from pipelint.model.syntax import find_arg, is_false
+from pipelint.model.syntax import ancestors, find_arg, is_false, nodes_of
 from pipelint.model.values import ObjectValue
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -64,13 +64,28 @@ _LOADING_METHODS = frozenset({"fit", "fit_generator", "evaluate", "evaluate_gene
 
 
 def _only_writes_to_disk(model, construction: cst.Call) -> bool:
-    """Is every flow of the generator this call makes given `save_to_dir=`: augmented copies
-    written to disk once (offline augmentation), not batches a model waits for?"""
+    """Is every flow of the generator this call makes given `save_to_dir=` and handed to no
+    training call: augmented copies written to disk once (offline augmentation), not batches a
+    model waits for?"""
     flows = [site.call for site in model.calls
              if isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _FLOWS
              and (site.call.func.value is construction
                   or isinstance(site.receiver, ObjectValue) and site.receiver.node is construction)]
-    return bool(flows) and all(find_arg(flow, "save_to_dir") is not None for flow in flows)
+    if not flows or any(find_arg(flow, "save_to_dir") is None for flow in flows):
+        return False
+    trained = {name.value for site in model.calls
+               if isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _LOADING_METHODS
+               for arg in site.call.args for name in nodes_of(arg.value, cst.Name)}
+    for flow in flows:
+        around = ancestors(model.module, flow) or []
+        parent = around[-2] if len(around) > 1 else None
+        caller = around[-3] if len(around) > 2 else None
+        inline = isinstance(parent, cst.Arg) and isinstance(caller, cst.Call) and isinstance(caller.func, cst.Attribute) \
+            and caller.func.attr.value in _LOADING_METHODS
+        if inline or isinstance(parent, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value in trained for t in parent.targets):
+            return False  # (a flow handed to `fit` saves its copies while training)
+    return True
 
 
 def _advice(target) -> str:
