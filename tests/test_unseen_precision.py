@@ -631,3 +631,17 @@ def test_a_flow_that_saves_its_copies_while_training_is_reported(tmp_path):
         model.fit(train_gen, epochs=3)
     """})
     assert _found(root, "PL403") == [("train.py", 2, "PL403")]
+
+
+def test_tensorflow_io_image_decoders_are_stateless(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.10.0\n", "train.py": """
+        import tensorflow as tf
+        import tensorflow_io as tfio
+
+        def load(path):
+            image = tfio.experimental.image.decode_tiff(tf.io.read_file(path))
+            return tf.image.resize(image[..., :3], [224, 224])
+
+        model.fit(tf.data.Dataset.list_files("*.tif").map(load).batch(8), epochs=2)
+    """})
+    assert _found(root, "PL101") == []

@@ -253,6 +253,9 @@ STATELESS_KERAS_LAYERS = frozenset(
 # channels and subtracts the ImageNet mean with `keras.ops`; the models of convnext.py,
 # efficientnet.py, efficientnet_v2.py and mobilenet_v3.py return their input unchanged.
 _APPLICATIONS = "keras.applications."
+# TensorFlow I/O's image decoders: their kernels are registered without `SetIsStateful`
+# (tensorflow_io/core/ops/image_ops.cc, `IO>DecodeTiff`...), so tf.data parallelizes a map of them.
+_STATELESS_THIRD_PARTY = ("tensorflow_io.experimental.image.decode_",)
 # Python builtins a traced function runs once, while tracing: they put no op into the graph.
 TRACE_TIME_BUILTINS = frozenset(
     {"len", "int", "float", "bool", "str", "tuple", "list", "dict", "range", "isinstance", "zip",
@@ -272,6 +275,8 @@ def is_stateless_name(name: str) -> bool:
     if name.startswith("keras.ops."):
         return True
     if name.startswith(_APPLICATIONS) and name.endswith(".preprocess_input"):
+        return True
+    if name.startswith(_STATELESS_THIRD_PARTY):
         return True
     return name.startswith("tensorflow.") and not name.startswith(STATEFUL_TF_PREFIXES)
 
