@@ -749,6 +749,7 @@ def test_layers_and_methods_of_another_module_are_judged_as_local_ones(tmp_path)
         ds = tf.data.TFRecordDataset(["a"])
         a = ds.map(lambda x, y: (aug.flip(x), y)).cache("c").batch(8).prefetch(1)
         b = ds.map(lambda x, y: (rescale(x), y)).cache("c").batch(8).prefetch(1)
+        loaded = Loader().make(ds)
         """})
     found = {(d.line, d.code) for d in check_paths([tmp_path], select=["PL101", "PL202"])}
     # The random layer made at aug.py's top level (through an inherited method too); the

@@ -645,3 +645,27 @@ def test_tensorflow_io_image_decoders_are_stateless(tmp_path):
         model.fit(tf.data.Dataset.list_files("*.tif").map(load).batch(8), epochs=2)
     """})
     assert _found(root, "PL101") == []
+
+
+
+def test_a_split_nothing_reads_leaks_into_nothing(tmp_path):
+    root = _project(tmp_path, {"split.py": """
+        import tensorflow as tf
+        import tensorflow_datasets as tfds
+
+        def split(name):
+            ds = tfds.load(name, split="train", shuffle_files=True, as_supervised=True)
+            train_ds = ds.take(50000)
+            validation_ds = ds.skip(50000)
+            return len(name)
+
+        def fit(name):
+            ds = tfds.load(name, split="train", shuffle_files=True, as_supervised=True)
+            train_ds = ds.take(50000)
+            validation_ds = ds.skip(50000)
+            model.fit(train_ds.batch(32), validation_data=validation_ds.batch(32), epochs=3)
+
+        split("mnist")
+        fit("mnist")
+    """})
+    assert _found(root, "PL206") == [("split.py", 11, "PL206")]

@@ -98,6 +98,10 @@ def read_by_importers(project: object | None, name: str) -> bool | None:
     return mentioned(name) if mentioned is not None else None
 
 
+# Calls that load a dataset (`_loads_data`).
+_LOADING_SOURCES = frozenset({"tensorflow_datasets.load", "keras.utils.image_dataset_from_directory",
+                              "keras.utils.text_dataset_from_directory", "keras.utils.audio_dataset_from_directory",
+                              "keras.datasets.mnist.load_data", "keras.datasets.cifar10.load_data"})
 #: At most this many numbers written in the source: a demo's dataset (`toy_source`).
 _TOY_ELEMENTS = 1000
 # The dataset methods that apply a function of the user's to each element (or file).
@@ -456,9 +460,18 @@ class PipelineModel(KerasQueries):
             known = self._script = any(
                 isinstance(stmt, (cst.For, cst.While, cst.With, cst.If))
                 or isinstance(stmt, cst.SimpleStatementLine) and any(
-                    isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) for small in stmt.body)
+                    isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                    or isinstance(small, cst.Assign) and self._loads_data(small.value) for small in stmt.body)
                 for stmt in self.module.body)
         return known
+
+    def _loads_data(self, value: cst.BaseExpression) -> bool:
+        """`(train, test), info = tfds.load(...)` at the top level: a module that loads a dataset
+        when it runs is a script (or a notebook exported as one), not a file of definitions."""
+        if not isinstance(value, cst.Call):
+            return False
+        name = self.qualified_name(value.func) or ""
+        return name in _LOADING_SOURCES or name.startswith("tensorflow.data.") and name.rsplit(".", 1)[-1] != "Options"
 
     def _in_dead_function(self, op: Op) -> bool:
         """Is `op` written in a function of this module (at its top level) that never runs?"""

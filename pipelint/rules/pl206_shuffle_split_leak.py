@@ -213,8 +213,12 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
         for take_site in model.ops("take", elsewhere=True):
             take = take_site.op
             leak: Op | None = None
+            if take.where is None and model.dropped(take):
+                continue  # (a split nothing reads leaks into nothing)
             for skip_site in skips:
                 skip = skip_site.op
+                if skip.where is None and model.dropped(skip):
+                    continue
                 for take_path in take_site.prefixes:
                     if skip in take_path.ops:
                         continue  # `ds.skip(a).take(b)`: one slice, not a split
