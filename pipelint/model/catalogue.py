@@ -263,7 +263,11 @@ TRACE_TIME_BUILTINS = frozenset(
 # Methods a traced function calls on tensors (the static shape) or on the element's Python
 # containers (`features.values()`, `features.pop("label")`, `parts.append(x)`): they add no op.
 TRACE_TIME_METHODS = frozenset({"set_shape", "get_shape", "values", "keys", "items", "pop", "get", "copy",
-                                "append", "extend", "update", "setdefault"})
+                                "append", "extend", "update", "setdefault",
+                                # a Python string's (a tensor has none of these): `subset.startswith("train")`
+                                "startswith", "endswith", "lower", "upper", "strip", "format"})
+# Methods of a tensor (or a `RaggedTensor`) that add only stateless ops.
+STATELESS_TENSOR_METHODS = frozenset({"to_tensor", "merge_dims", "with_flat_values", "to_sparse"})
 
 
 def is_stateless_name(name: str) -> bool:

@@ -14,7 +14,8 @@ from dataclasses import replace
 import libcst as cst
 
 from pipelint.model.catalogue import (
-    DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, TRACE_TIME_METHODS,
+    DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, STATELESS_TENSOR_METHODS,
+    TRACE_TIME_METHODS,
     TRACE_TIME_BUILTINS, WAITING_CALLS, is_costly_name, is_random_name, is_stateless_name,
     is_trace_time_random_name,
 )
@@ -160,7 +161,7 @@ class MappedFunctions(InterpreterState):
                     absorb(self._function_facts(call.func, frame, depth + 1), call)
                     proven = True
                 else:
-                    proven = call.func.attr.value in TRACE_TIME_METHODS
+                    proven = call.func.attr.value in TRACE_TIME_METHODS or call.func.attr.value in STATELESS_TENSOR_METHODS
             if not proven and stateful_call is None:
                 stateful_call = call
         for name_node in collector.names:

@@ -32,7 +32,9 @@ from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int, nodes_of
 from pipelint.target import Target
-from pipelint.model.values import CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin
+from pipelint.model.values import (
+    NOT_TRAINING, CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin,
+)
 
 
 # Option settings that switch off one of tf.data's default graph rewrites. They act through
@@ -133,7 +135,8 @@ Mention = tuple[str, list[str], "str | None", int]
 
 # What a Keras iterator says of its data without loading a batch (`flow.class_indices`).
 _DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "filepaths", "samples", "n",
-                                    "num_classes", "image_shape", "batch_size", "labels"})
+                                    "num_classes", "image_shape", "batch_size", "labels",
+                                    "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
 # Builtins that read one item of their argument, or only describe it: `next(gen)`, `type(gen)`.
 _LOOKING_CALLS = frozenset({"next", "type", "len", "print", "repr", "id"})
 
@@ -600,8 +603,8 @@ class PipelineModel(KerasQueries):
         return known
 
     def _is_dropped(self, op: Op) -> bool:
-        if op.where is None and not op.implicit and self._in_dead_function(op):
-            return True  # (a pipeline built in a function nobody calls: C1, it never runs)
+        if op.where is None and not op.implicit and (self._in_dead_function(op) or self._under_false_flag(op.call)):
+            return True  # (a pipeline built in a function nobody calls, or under `if False:`: C1, it never runs)
         consumers = self.consumers_of(op)
         if consumers:
             # Returned only by functions of a module the project imports, which no project module
@@ -752,6 +755,12 @@ class PipelineModel(KerasQueries):
     def consumers_of(self, op: Op) -> list[Consumer]:
         """The consumers of datasets built through `op`."""
         return [c for c in self.consumers if any(op in path.ops for path in c.value.paths)]
+
+    def never_trained_on(self, op: Op) -> bool:
+        """Does what `op` builds never reach training: every known use is one of `NOT_TRAINING`
+        (validation, evaluation, a look), or nothing reads it (`dropped`: built in code that never
+        runs, or bound to a name nothing reads)? Example order and epochs do not matter there."""
+        return self.only_used_for(op, NOT_TRAINING) or self.dropped(op)
 
     def only_used_for(self, op: Op, kinds: frozenset[str]) -> bool:
         """Is every known use of what `op` builds one of these kinds? False when no use is known

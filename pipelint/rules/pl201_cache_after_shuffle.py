@@ -2,7 +2,7 @@ from __future__ import annotations
 
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import FILE_ORDER_SHUFFLES, NOT_TRAINING, Op, batch_states, literal_int
+from pipelint.model import FILE_ORDER_SHUFFLES, Op, batch_states, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -194,7 +194,7 @@ a file-backed cache written by the old order must be rebuilt.
         model = ctx.model
         for site in model.ops("cache"):
             cache = site.op
-            if model.only_used_for(cache, NOT_TRAINING):
+            if model.never_trained_on(cache):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             if _one_element_cached(site):
                 continue  # `take(1).cache().repeat()`: one element (a fake-data batch) has no order

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import BATCH_METHODS, NOT_TRAINING, DatasetPath, Op
+from pipelint.model import BATCH_METHODS, DatasetPath, Op
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -172,7 +172,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
         model = ctx.model
         for site in model.ops("shuffle"):
             shuffle = site.op
-            if model.only_used_for(shuffle, NOT_TRAINING):
+            if model.never_trained_on(shuffle):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             batches = [b for b in (_pending_batch(path) for path in site.prefixes) if b is not None]
             if not batches:

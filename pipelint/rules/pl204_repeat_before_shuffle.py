@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import NOT_TRAINING, DatasetPath, Op, literal_int
+from pipelint.model import DatasetPath, Op, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -211,7 +211,7 @@ while the shuffle buffer refills.
         model = ctx.model
         for site in model.ops("shuffle"):
             shuffle = site.op
-            if model.only_used_for(shuffle, NOT_TRAINING):
+            if model.never_trained_on(shuffle):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             repeat = next((op for path in site.prefixes for op in path.ops
                            if op.name == "repeat" and _repeats(op)

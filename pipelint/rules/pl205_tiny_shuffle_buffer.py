@@ -5,7 +5,7 @@ from typing import ClassVar
 import libcst as cst
 
 from pipelint.model import (
-    BATCH_METHODS, FILE_NAME_SOURCES, NOT_TRAINING, DatasetPath, Op, OpSite, constant_int, find_arg, literal_int,
+    BATCH_METHODS, FILE_NAME_SOURCES, DatasetPath, Op, OpSite, constant_int, find_arg, literal_int,
 )
 from pipelint.rules.base import Invalid, Option, Rule, RuleContext
 
@@ -565,7 +565,7 @@ No automatic fix.
         threshold = ctx.options.get("class-order-buffer-size", 1_000)
         for site in model.ops("shuffle"):
             shuffle = site.op
-            if model.only_used_for(shuffle, NOT_TRAINING):
+            if model.never_trained_on(shuffle):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             ordered = _class_order_finding(model, site, threshold)
             if ordered is not None:
