@@ -28,6 +28,12 @@ Shapes of issue 17, each with its fix written by hand (`JOB fixed`, threads from
 | tfops_busy | fit over map(matmuls, AUTOTUNE) -> batch -> prefetch: TF ops on every core | TF ops only | none local (num_parallel_calls=cores by hand) |
 | epochs_cache | fit, EPOCHS epochs over 4.7 MB in memory -> map(deterministic matmuls, AUTOTUNE) -> batch -> prefetch | TF ops per element | .cache() after the map |
 | image_aug | fit over image_dataset_from_directory -> map(Keras random flip/rotation, no num_parallel_calls) | TF ops per batch | num_parallel_calls=AUTOTUNE |
+
+Issue 30, the saturated-augmentation shape (`saturated_promise.py` runs it beside its fix by hand):
+
+| job | pipeline | designed costs | fix by hand |
+|---|---|---|---|
+| saturated_aug | fit over from_tensor_slices(images) -> map(random TF augmentation, AUTOTUNE) -> batch(16) -> prefetch; the model's step sleeps AUG_MODEL_MS (a device stand-in: no host CPU) | AUG_ROTATIONS random rotations of a AUG_SIZE^2 image per element, on every core | `service`: a tf.data service dispatcher and worker started on this host, distribute(DYNAMIC) after batch, as the probe's snippet says |
 """
 from __future__ import annotations
 
@@ -238,7 +244,9 @@ def shapes(job: str, steps: int, fixed: bool) -> None:
     import keras
     import tensorflow as tf
     cores = len(os.sched_getaffinity(0))
-    if job == "loop_fused_wait":
+    if job == "saturated_aug":
+        saturated_aug(steps, fixed)
+    elif job == "loop_fused_wait":
         npc = _threads() if fixed else None
         ds = tf.data.Dataset.range(10**6).map(_read(FUSED_WAIT_MS), num_parallel_calls=npc).batch(FUSED_BATCH)
         if fixed:
@@ -280,7 +288,70 @@ def shapes(job: str, steps: int, fixed: bool) -> None:
         raise SystemExit(f"unknown job {job!r}; one of: {', '.join(TRUTH)}, {', '.join(SHAPES)}")
 
 
-SHAPES = ("loop_fused_wait", "fit_wait_at_cores", "tfops_busy", "epochs_cache", "image_aug")
+SHAPES = ("loop_fused_wait", "fit_wait_at_cores", "tfops_busy", "epochs_cache", "image_aug", "saturated_aug")
+
+AUG_SIZE = 96        # saturated_aug: pixels per side
+AUG_ROTATIONS = 6    # saturated_aug: random rotations per element (milliseconds of TF ops: the cost dominates noise)
+AUG_BATCH = 16
+AUG_MODEL_MS = 5.0   # saturated_aug: the model's step, a sleep (the accelerator's time; the host's cores stay free)
+
+
+def augment(image):
+    """Random TF augmentation (random flip, brightness, AUG_ROTATIONS random rotations): TF ops only,
+    so it runs on every core with AUTOTUNE, and random, so no cache can keep it."""
+    import tensorflow as tf
+    x = tf.image.random_flip_left_right(tf.cast(image, tf.float32) / 255.0)
+    x = tf.image.random_brightness(x, 0.2)
+    size = float(AUG_SIZE)
+    for _ in range(AUG_ROTATIONS):
+        a = tf.random.uniform([], -0.3, 0.3)
+        c, s = tf.cos(a), tf.sin(a)
+        # Rotation about the centre as a projective transform (what keras' RandomRotation runs).
+        ox = (size - 1) / 2 - c * (size - 1) / 2 + s * (size - 1) / 2
+        oy = (size - 1) / 2 - s * (size - 1) / 2 - c * (size - 1) / 2
+        t = tf.reshape(tf.stack([c, -s, ox, s, c, oy, 0.0, 0.0]), [1, 8])
+        x = tf.raw_ops.ImageProjectiveTransformV3(
+            images=x[None], transforms=t, output_shape=[AUG_SIZE, AUG_SIZE], fill_value=0.0,
+            interpolation="BILINEAR", fill_mode="REFLECT")[0]
+    return x
+
+
+def saturated_aug(steps: int, fixed: bool) -> None:
+    """Issue 30's saturated shape; `fixed`: the probe's data-service advice applied by hand on this host."""
+    import keras
+    import tensorflow as tf
+    n = (steps + 10) * AUG_BATCH  # finite: DYNAMIC sharding splits the source, each element once
+    x = np.random.default_rng(0).integers(0, 255, (n, AUG_SIZE, AUG_SIZE, 3), dtype=np.uint8)
+    y = np.zeros((n, 1), np.float32)
+    ds = tf.data.Dataset.from_tensor_slices((x, y))
+    ds = ds.map(lambda im, lab: (augment(im), lab), num_parallel_calls=tf.data.AUTOTUNE)
+    ds = ds.batch(AUG_BATCH)
+    if fixed:
+        # As the probe's snippet says: distribute after the last stage that does work, before the
+        # trainer's prefetch. Dispatcher and worker on this host (its cores are all there is here).
+        svc = tf.data.experimental.service
+        dispatcher = svc.DispatchServer()
+        worker = svc.WorkerServer(svc.WorkerConfig(dispatcher_address=dispatcher.target.split("://")[1]))
+        ds = ds.apply(svc.distribute(processing_mode=svc.ShardingPolicy.DYNAMIC, service=dispatcher.target,
+                                     job_name="train"))
+        saturated_aug.servers = (dispatcher, worker)  # alive for the whole fit
+    ds = ds.prefetch(tf.data.AUTOTUNE)
+
+    class Sleep(keras.layers.Layer):
+        """The device's step: AUG_MODEL_MS of wall time, no host CPU."""
+
+        def call(self, v):
+            def nap(u):
+                sleep_ms(AUG_MODEL_MS)
+                return u
+            out = tf.numpy_function(nap, [v], tf.float32)
+            out.set_shape(v.shape)
+            return out
+
+    m = keras.Sequential([keras.Input((AUG_SIZE, AUG_SIZE, 3)), Sleep(), keras.layers.GlobalAveragePooling2D(),
+                          keras.layers.Dense(1)])
+    m.compile(optimizer="sgd", loss="mse", jit_compile=False)
+    fit(m, ds, steps)
 
 
 def main(job: str, steps: int, fixed: bool = False) -> None:
@@ -332,6 +403,6 @@ def main(job: str, steps: int, fixed: bool = False) -> None:
 if __name__ == "__main__":
     try:
         main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100,
-             fixed=len(sys.argv) > 3 and sys.argv[3] == "fixed")
+             fixed=len(sys.argv) > 3 and sys.argv[3] in ("fixed", "service"))
     finally:
         report_calls()

@@ -22,7 +22,7 @@ the objects alive then (TensorFlow's, Keras', the model's) leave the collector's
 collection that happens to fall into one run no longer walks that whole heap (noise, not the
 probe's cost). The load average is printed at the start and at the end.
 Usage: python benchmarks/probe_overhead.py [--rounds 30] [--steps 400] [--cases loop,pyfunc,fit]
-       [--aa] [--freeze] [--micro] [--every S]
+       [--aa] [--freeze] [--micro] [--every S] [--warmup-steps N]
 """
 from __future__ import annotations
 
@@ -225,12 +225,13 @@ def _summary(over: list[float]) -> str:
 MEASURES = (("wall", "wall"), ("thread", "training thread CPU"), ("cpu", "process CPU"))
 
 
-def measure(fn, rounds: int, aa: bool, freeze: bool) -> dict[str, list[float]]:
+def measure(fn, rounds: int, aa: bool, freeze: bool, warm=None) -> dict[str, list[float]]:
     """Paired rounds of `fn(probed) -> Run`; ABBA order. Under `aa` both sides are unprobed (the
     "on" side is only a label), so the figures show the noise floor. Under `freeze` the objects
     alive after the warm-up (TensorFlow's, Keras', the model's) go to the garbage collector's
     permanent generation, for every round, both sides alike."""
-    fn(False), fn(not aa)  # warm-up: tracing, thread pools, the probe's first install
+    warm = warm or fn  # a shorter run warms up as well: tracing and thread pools do not scale with steps
+    warm(False), warm(not aa)  # warm-up: tracing, thread pools, the probe's first install
     if freeze:
         gc.collect()
         gc.freeze()
@@ -263,6 +264,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=400, help="steps of the fast custom loop per run"
                     " (the py_function loop runs a quarter, fit half)")
     ap.add_argument("--cases", default="loop,pyfunc,fit", help="comma-separated: loop, pyfunc, fit")
+    ap.add_argument("--warmup-steps", type=int, default=0, help="steps of each warm-up run (default: --steps);"
+                    " long runs (the account at its default 60 s) need no warm-up of their length")
     ap.add_argument("--aa", action="store_true", help="both sides without the probe: the noise floor")
     ap.add_argument("--freeze", action="store_true", help="gc.freeze() after each case's warm-up (both"
                     " sides alike): garbage collections no longer walk TensorFlow's heap, less noise")
@@ -292,20 +295,25 @@ def main() -> None:
         import keras
         model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(8), keras.layers.Dense(1)])
         model.compile("sgd", "mse")
-    cases = {"loop": ("fast pipeline, custom loop", lambda p: run_loop(fast, a.steps, p)),
-             "pyfunc": ("py_function pipeline, custom loop", lambda p: run_loop(slow, max(1, a.steps // 4), p)),
-             "fit": ("fast pipeline, Keras fit", lambda p: run_fit(fast, max(1, a.steps // 2), p, model))}
+    def runs(steps):
+        return {"loop": lambda p: run_loop(fast, steps, p),
+                "pyfunc": lambda p: run_loop(slow, max(1, steps // 4), p),
+                "fit": lambda p: run_fit(fast, max(1, steps // 2), p, model)}
+    names = {"loop": "fast pipeline, custom loop", "pyfunc": "py_function pipeline, custom loop",
+             "fit": "fast pipeline, Keras fit"}
+    timed, warming = runs(a.steps), runs(a.warmup_steps or a.steps)
+    cases = {k: (names[k], timed[k]) for k in names}
     unknown = [c for c in wanted if c not in cases]
     if unknown:
         ap.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(cases)}")
     _, _, coverage = median_ci([0.0] * a.rounds)
     print(f"{'A/A (no probe on either side: the noise floor)' if a.aa else 'probe off vs on'}; {a.rounds} paired"
-          f" rounds per case, ABBA order, {a.steps} steps{'; gc.freeze() after warm-up' if a.freeze else ''}")
+          f" rounds per case, ABBA order, {a.steps} steps{f' (warm-up {a.warmup_steps})' if a.warmup_steps else ''}{'; gc.freeze() after warm-up' if a.freeze else ''}")
     print(f"overhead per round = on/off - 1; median [order-statistic {100 * coverage:.1f}% CI of the median]"
           f" (IQR), read against {GOAL:g}%")
     for key in wanted:
         name, fn = cases[key]
-        m = measure(fn, a.rounds, a.aa, a.freeze)
+        m = measure(fn, a.rounds, a.aa, a.freeze, warming[key])
         med = {k: 1000 * statistics.median(v) for k, v in m.items() if k.endswith(("_off", "_on"))}
         print(f"\n{name}: wall {med['wall_off']:.1f} -> {med['wall_on']:.1f} ms/run, training thread CPU"
               f" {med['thread_off']:.1f} -> {med['thread_on']:.1f} ms, process CPU {med['cpu_off']:.1f} ->"

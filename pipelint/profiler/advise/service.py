@@ -222,16 +222,39 @@ def section(session, pipe, figs: list, step_ms: float | None, wait_ms: float | N
     return out
 
 
+def cores_here(sec: dict[str, Any], cpus: int) -> float:
+    """The cores tf.data service workers started on this host could give the pipeline: this host's
+    cores less those other processes kept busy (system-wide busy minus this process's own use)."""
+    host = sec.get("host_cpu") or {}
+    used, system = host.get("process_cores_used"), host.get("system_busy_cores")
+    others = max(0.0, system - used) if system is not None and used is not None else 0.0
+    return max(0.5, cpus - others)  # never below half a core: a figure, not a division by zero
+
+
 def suggestion(sec: dict[str, Any], cpus: int) -> dict[str, Any] | None:
-    """The `data-service` suggestion, or None when the section does not call for one."""
+    """The `data-service` suggestion, or None when the section does not call for one.
+
+    Its `expected_speedup` is priced for this host (issue 30): workers started here share the cores
+    the pipeline already uses, so the step is max(C, W / h), W = the process's CPU per step (at
+    least P), h = the cores not busy with other processes;
+    on saturated cores that is about 1x, which is what a service run by hand on this host measures.
+    The scale-out figure (worker cores on other hosts) is `remote_projection`: a projection this
+    host cannot check, never the promise."""
     if not sec.get("recommended"):
         return None
     proj = sec["projection"]
     one = proj["by_workers"][0]
     need = proj["worker_cores_to_feed_one_trainer"]
-    # The promise is for the worker cores the projection names (at most its largest row).
+    # The projection is for the worker cores it names (at most its largest row).
     cores = min(need or 1, PROJECTED_WORKERS[-1])
     best_step = max(proj["model_ms_per_step"], proj["pipeline_ms_per_batch"] / cores)
+    here = cores_here(sec, cpus)
+    # Everything the process computes per step stays on this host's cores when the workers run
+    # here: its CPU per step (measured) bounds the step, whatever tf.data's per-call wall times say
+    # (a map whose ops spread over the cores by themselves shows one call's wall time, not its CPU).
+    used = sec["host_cpu"].get("process_cores_used")
+    work_here = max(proj["pipeline_ms_per_batch"], (used or 0.0) * (proj.get("step_ms") or 0.0))
+    here_step = max(proj["model_ms_per_step"], work_here / here)
     busy = sec["host_cpu"]
     load = busy["system_busy_cores"] if busy["system_busy_cores"] is not None else busy["process_cores_used"]
     limit = sec.get("local_limit")
@@ -241,14 +264,25 @@ def suggestion(sec: dict[str, Any], cpus: int) -> dict[str, Any] | None:
                    f" = {slow['work_per_batch_ms']:.1f} ms)" if slow.get("ms_per_element") else "")
     head = (f"input-bound and no more parallelism here: {limit}" if limit else
             f"input-bound with the {cpus} core(s) this process may use busy ({load:.1f} in use)")
+    step = proj.get("step_ms")
+    here_sp = step / here_step if step and here_step > 0 else 1.0
+    remote_sp = step / best_step if step and best_step > 0 else max((r["speedup"] or 1.0) for r in proj["by_workers"])
+    others = cpus - here
     msg = (f"{head}; this host cannot prepare input faster. The pipeline does {proj['pipeline_ms_per_batch']:.1f} ms"
-           f" of work per batch{per_element} and the model {proj['model_ms_per_step']:.1f} ms per step, so about"
-           f" {need} worker core(s) feed one trainer; with one tf.data service worker core the step would be"
-           f" {one['step_ms']:.1f} ms ({one['speedup']:.2f}x), with {cores} {best_step:.1f} ms. Assumes worker cores"
-           " as fast as this host's and the model's step as measured (step - input wait, measured while the"
-           " pipeline shared the cores: alone it is likely shorter, so the projection is cautious); the"
-           " network, RPC, deserializing batches and the dispatcher are not modelled. Insert distribute(...)"
-           " after the expensive stages, before the trainer's prefetch (snippet in data_service.snippet)")
+           f" of work per batch{per_element} and the model {proj['model_ms_per_step']:.1f} ms per step."
+           f" On this host tf.data service workers add no CPU: they share the {cpus} core(s) the pipeline"
+           f" already uses" + (f" ({others:.1f} busy with other processes)" if others >= 0.05 else "")
+           + f"; the process computes {work_here:.1f} ms per step on them, so the step would be at best"
+           f" {here_step:.1f} ms ({here_sp:.2f}x, the figure promised here; the service's own CPU, compressing,"
+           " sending and decoding each batch on the same cores, can only lower it). Run the workers on other"
+           " machines:"
+           f" about {need} worker core(s) feed one trainer; with one the step would be {one['step_ms']:.1f} ms"
+           f" ({one['speedup']:.2f}x), with {cores} {best_step:.1f} ms ({remote_sp:.2f}x), a projection this host"
+           " cannot check. Assumes worker cores as fast as this host's and the model's step as measured (step -"
+           " input wait, measured while the pipeline shared the cores: alone it is likely shorter, so the"
+           " projection is cautious); the network, RPC, deserializing batches and the dispatcher are not"
+           " modelled. Insert distribute(...) after the expensive stages, before the trainer's prefetch"
+           " (snippet in data_service.snippet)")
     if proj.get("local_floor_ms") is not None:
         msg += (f". Without more machines this host feeds at best one batch per {proj['local_floor_ms']:.1f} ms"
                 f" (the pipeline's work over all {cpus} core(s)): only a cheaper stage or a smaller per-step"
@@ -257,11 +291,14 @@ def suggestion(sec: dict[str, Any], cpus: int) -> dict[str, Any] | None:
         names = ", ".join(f"{b['stage']} at {site_text(b['source']['path'], b['source']['line'])}"
                           if b["source"] else b["stage"] for b in sec["blockers"])
         msg += f". First rewrite with TensorFlow ops what service workers cannot run: {names}"
-    step = proj.get("step_ms")
-    best = step / best_step if step and best_step > 0 else max((r["speedup"] or 1.0) for r in proj["by_workers"])
     src = sec.get("insert_after")
     return {"code": None, "name": None, "action": "data-service", "message": msg, "source": src,
-            "stage": "distribute", "expected_speedup": round(best, 2), "speedup_basis": "model",
+            "stage": "distribute", "expected_speedup": round(here_sp, 2), "speedup_basis": "model",
+            "priced_for": f"this host ({here:.1f} of {cpus} cores free for its workers)",
+            "remote_projection": {"worker_cores": cores, "step_ms": round(best_step, 3),
+                                  "speedup": round(remote_sp, 2),
+                                  "basis": "worker cores on other hosts as fast as this host's; not checkable"
+                                           " on this host"},
             "verifiable": False, "safe": True, "fix": None,
             "blockers": sec["blockers"], "snippet": sec["snippet"]}
 
