@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, DECODING_SOURCES, canonical
-from pipelint.model.functions import CallCollector, IfCollector, calls_in
+from pipelint.model.functions import calls_in
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
@@ -248,7 +248,7 @@ class PipelineModel(KerasQueries):
         self._unused_names: set[str] | None = None
         self._name_mentions: dict[str, list[Mention]] | None = None
         self._name_bindings: dict[str, list[int]] = {}
-        self._false_blocks: list[cst.BaseSuite] | None = None
+        self._false_calls: set[int] | None = None  # ids of the calls under `if FLAG:` with FLAG False
         self._name_counts: dict[str, int] | None = None
         self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
         self._assigns: list[cst.Assign] | None = None
@@ -583,13 +583,15 @@ class PipelineModel(KerasQueries):
     def _under_false_flag(self, call: cst.Call) -> bool:
         """Is `call` inside the body of an `if FLAG:` whose flag the module binds once to False
         (`do_data_augmentation = False`)?"""
-        if self._false_blocks is None:
-            self._false_blocks = []
-            for node in IfCollector.of(self.module):
-                test = node.test
-                if isinstance(test, cst.Name) and is_false(self.bound_once(test.value)) or is_false(test):
-                    self._false_blocks.append(node.body)
-        return any(call in CallCollector.of(block).calls for block in self._false_blocks)
+        if self._false_calls is None:
+            # (once per module, with the fast walker: every rule's `dropped` asks it)
+            self._false_calls = set()
+            if "False" in self.source:
+                for node in nodes_of(self.module, cst.If):
+                    test = node.test
+                    if isinstance(test, cst.Name) and is_false(self.bound_once(test.value)) or is_false(test):
+                        self._false_calls.update(id(inner) for inner in nodes_of(node.body, cst.Call))
+        return id(call) in self._false_calls
 
     def dropped(self, op: Op) -> bool:
         """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the
