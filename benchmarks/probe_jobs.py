@@ -115,13 +115,12 @@ def slow_map(cost):
     return parse
 
 
-def model(step_ms: float):
+def sleep_layer(step_ms: float):
+    """A layer that stands for the device work of a step: step_ms of wall time, no host CPU."""
     import keras
     import tensorflow as tf
 
     class Sleep(keras.layers.Layer):
-        """Stands for the device work of a step: step_ms of wall time, no CPU."""
-
         def call(self, x):
             def nap(v):
                 sleep_ms(step_ms)
@@ -130,7 +129,13 @@ def model(step_ms: float):
             y.set_shape(x.shape)
             return y
 
-    m = keras.Sequential([keras.Input((FEATURES,)), Sleep(), keras.layers.Dense(1)])
+    return Sleep()
+
+
+def model(step_ms: float):
+    import keras
+
+    m = keras.Sequential([keras.Input((FEATURES,)), sleep_layer(step_ms), keras.layers.Dense(1)])
     m.compile(optimizer="sgd", loss="mse", jit_compile=False)
     return m
 
@@ -337,18 +342,8 @@ def saturated_aug(steps: int, fixed: bool) -> None:
         saturated_aug.servers = (dispatcher, worker)  # alive for the whole fit
     ds = ds.prefetch(tf.data.AUTOTUNE)
 
-    class Sleep(keras.layers.Layer):
-        """The device's step: AUG_MODEL_MS of wall time, no host CPU."""
-
-        def call(self, v):
-            def nap(u):
-                sleep_ms(AUG_MODEL_MS)
-                return u
-            out = tf.numpy_function(nap, [v], tf.float32)
-            out.set_shape(v.shape)
-            return out
-
-    m = keras.Sequential([keras.Input((AUG_SIZE, AUG_SIZE, 3)), Sleep(), keras.layers.GlobalAveragePooling2D(),
+    m = keras.Sequential([keras.Input((AUG_SIZE, AUG_SIZE, 3)), sleep_layer(AUG_MODEL_MS),
+                          keras.layers.GlobalAveragePooling2D(),
                           keras.layers.Dense(1)])
     m.compile(optimizer="sgd", loss="mse", jit_compile=False)
     fit(m, ds, steps)
