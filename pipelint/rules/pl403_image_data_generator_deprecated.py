@@ -17,19 +17,24 @@ _FLOWS = frozenset({"flow", "flow_from_directory", "flow_from_dataframe"})
 _DECODING_FLOWS = frozenset({"flow_from_directory", "flow_from_dataframe"})
 
 
-def _decodes_files(model, construction: cst.Call) -> bool:
-    """Is a flow that decodes image files called on the generator this call makes, or on a
-    generator the module does not know (`def load(generator, df): generator.flow_from_dataframe(...)`:
-    the module's generators are made for it)?"""
+def _flows(model, construction: cst.Call, names: frozenset[str] = _FLOWS, unknown: bool = False) -> list[cst.Call]:
+    """The calls of `names` on the generator this call makes, and, with `unknown`, on generators
+    the module does not know (a parameter: `def load(generator, df): generator.flow_from_dataframe(...)`)."""
+    found = []
     for site in model.calls:
         func = site.call.func
-        if not isinstance(func, cst.Attribute) or func.attr.value not in _DECODING_FLOWS:
+        if not isinstance(func, cst.Attribute) or func.attr.value not in names:
             continue
-        if func.value is construction or (isinstance(site.receiver, ObjectValue) and site.receiver.node is construction):
-            return True
-        if not isinstance(site.receiver, ObjectValue) and not isinstance(func.value, cst.Call):
-            return True
-    return False
+        if func.value is construction or (isinstance(site.receiver, ObjectValue) and site.receiver.node is construction) \
+                or unknown and not isinstance(site.receiver, ObjectValue) and not isinstance(func.value, cst.Call):
+            found.append(site.call)
+    return found
+
+
+def _decodes_files(model, construction: cst.Call) -> bool:
+    """Is a flow that decodes image files called on the generator this call makes, or on a
+    generator the module does not know (the module's generators are made for it)?"""
+    return bool(_flows(model, construction, _DECODING_FLOWS, unknown=True))
 
 
 # Constructor arguments that transform each image in Python (SciPy/NumPy affine transforms, the
@@ -67,10 +72,7 @@ def _only_writes_to_disk(model, construction: cst.Call) -> bool:
     """Is every flow of the generator this call makes given `save_to_dir=` and handed to no
     training call: augmented copies written to disk once (offline augmentation), not batches a
     model waits for?"""
-    flows = [site.call for site in model.calls
-             if isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _FLOWS
-             and (site.call.func.value is construction
-                  or isinstance(site.receiver, ObjectValue) and site.receiver.node is construction)]
+    flows = _flows(model, construction)
     if not flows or any(find_arg(flow, "save_to_dir") is None for flow in flows):
         return False
     trained = {name.value for site in model.calls
