@@ -400,11 +400,12 @@ def _atomic_write(target: Path, data: bytes) -> None:
         raise
 
 
-def _read_regular(path: Path) -> bytes | None:
-    """The file's bytes, or None when the engine must look at it (not a regular file, unreadable)."""
+def _read_regular(path: Path, stated: list[int] | None) -> bytes | None:
+    """The file's bytes, or None when the engine must look at it: `stated` (`_RunSnapshot.stat_of`,
+    taken just before) says it is not a regular file, or it cannot be read."""
+    if stated is None:
+        return None
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
         return path.read_bytes()
     except OSError:
         return None
@@ -437,7 +438,7 @@ def check_with_cache(files: Sequence[Path], resolver: SettingsResolver, cache: R
     misses: list[Path] = []
     contents: dict[Path, bytes] = {}
     keys: dict[Path, tuple[Settings, str]] = {}
-    read = {path: _read_regular(path) for path in files}
+    read = {path: _read_regular(path, stats[os.path.abspath(path)]) for path in files}
     # The project index (stdlib `ast` only): a file's key holds the summaries of the modules its
     # findings depend on, so that editing `data.py` re-checks `train.py`.
     project = ProjectIndex.build(files, {path: data for path, data in read.items() if data is not None},
