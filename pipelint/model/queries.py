@@ -33,7 +33,7 @@ from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int, nodes_of
 from pipelint.target import Target
 from pipelint.model.values import (
-    NOT_TRAINING, CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin,
+    NOT_TRAINING, ONLY_EVALUATION, CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin,
 )
 
 
@@ -744,6 +744,13 @@ class PipelineModel(KerasQueries):
             return True
         return any(op.name in _FUNCTION_OPS and (op.facts.costly is not None or self._cost_unknown(op.facts))
                    for op in ops)
+
+    def material_speed(self, op: Op, prefixes: Iterable[DatasetPath] = ()) -> bool:
+        """Does a speed finding on `op` matter: its own stage is `costly`, or it works on what a
+        costly stage of one of `prefixes` made (decoded images), and what it builds is not only
+        evaluated (`ONLY_EVALUATION`)?"""
+        return (self.costly([op]) or any(self.costly(path.all_ops(), path) for path in prefixes)) \
+            and not self.only_used_for(op, ONLY_EVALUATION)
 
     def _cost_unknown(self, facts: FunctionFacts) -> bool:
         if not facts.known:

@@ -137,7 +137,7 @@ class Finding:
 
 def speed(material: bool) -> Impact:
     """The impact of a speed finding: speed where the stage's cost is in evidence and the data is
-    trained on (`PipelineModel.costly`, `ONLY_EVALUATION`), else minor speed (shown on request)."""
+    trained on (`PipelineModel.material_speed`), else minor speed (shown on request)."""
     return Impact.SPEED if material else Impact.MINOR_SPEED
 
 

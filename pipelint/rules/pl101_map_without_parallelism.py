@@ -1,7 +1,7 @@
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import LOOKS, ONLY_EVALUATION
+from pipelint.model import LOOKS
 from pipelint.rules.base import Invalid, Rule, RuleContext, speed
 from pipelint.rules.rewrite import add_keyword
 
@@ -300,7 +300,4 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             message = f"`map` without `num_parallel_calls`: {why}; pass `num_parallel_calls=tf.data.AUTOTUNE`"
             fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
                               ctx.model.module) if autotune and call.args else None
-            # (its own work is costly, or it works on what a costly stage made: decoded images)
-            material = (ctx.model.costly([site.op]) or any(ctx.model.costly(p.all_ops(), p) for p in site.prefixes)) \
-                and not ctx.model.only_used_for(site.op, ONLY_EVALUATION)
-            ctx.report(site.op.name_node, message, fix, impact=speed(material))
+            ctx.report(site.op.name_node, message, fix, impact=speed(ctx.model.material_speed(site.op, site.prefixes)))

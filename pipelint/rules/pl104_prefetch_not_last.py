@@ -5,7 +5,7 @@ from typing import ClassVar
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import LOOKS, ONLY_EVALUATION, PASS_THROUGH_METHODS, Op, OpSite, literal_int
+from pipelint.model import LOOKS, PASS_THROUGH_METHODS, Op, OpSite, literal_int
 from pipelint.rules.base import PREFETCH_INJECTED, At, prefetch_injected, Invalid, Option, Rule, RuleContext, speed
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -234,7 +234,7 @@ instead of examples, say), so memory use can grow by the batch size.
                     op.name_node,
                     f"`{op.name}` runs after `prefetch`, on the consumer's thread and outside the "
                     "overlap prefetch gives; move `prefetch` to the end of the pipeline",
-                    fix, impact=speed(ctx.model.costly([op]) and not ctx.model.only_used_for(op, ONLY_EVALUATION)),
+                    fix, impact=speed(ctx.model.material_speed(op)),
                 )
 
     @staticmethod
