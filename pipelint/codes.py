@@ -74,8 +74,9 @@ CODES: dict[str, CodeInfo] = {info.code: info for info in (
     # Correctness: the cost is a job killed for memory, not a slower one.
     CodeInfo("PL301", "memory-cache-of-file-source", _INFO, _CORRECTNESS, default_enabled=False),
     # Keras. PL402, PL404: correctness where the target already fails the call; PL406 reports only
-    # there (Keras 3 targets), so it is correctness. PL403: speed
-    # where the generator decodes image files, else housekeeping (a legacy API that still works).
+    # there (Keras 3 targets), so it is correctness. PL403: speed where the generator decodes image
+    # files or augments in Python and loads in one worker, else housekeeping (a legacy API that still
+    # works). PL407, like PL101/PL103/PL104: minor speed where the stage costs little.
     # PL405: `y`/`sample_weight` raise, an ignored `batch_size` is housekeeping.
     CodeInfo("PL401", "optimizer-reuse", _ERROR, _CORRECTNESS),
     CodeInfo("PL402", "fit-generator-deprecated", _WARNING, _UPGRADE),

@@ -607,7 +607,7 @@ def _calls_switched_off(function: cst.FunctionDef, flags: dict[str, bool], on_se
     off: set[cst.CSTNode] = set()
     if not flags:
         return off
-    for node in IfCollector.of(function.body):
+    for node in nodes_of(function.body, cst.If):
         test, negated = node.test, False
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, negated = test.expression, True
@@ -619,24 +619,8 @@ def _calls_switched_off(function: cst.FunctionDef, flags: dict[str, bool], on_se
         else:
             continue
         if name in flags and flags[name] == negated:
-            off.update(CallCollector.of(node.body).calls)
+            off.update(nodes_of(node.body, cst.Call))
     return off
-
-
-class IfCollector(cst.CSTVisitor):
-    """Every `if` statement under a node, at any depth."""
-
-    def __init__(self) -> None:
-        self.found: list[cst.If] = []
-
-    @classmethod
-    def of(cls, node: cst.CSTNode) -> list[cst.If]:
-        collector = cls()
-        node.visit(collector)
-        return collector.found
-
-    def visit_If(self, node: cst.If) -> None:
-        self.found.append(node)
 
 
 def _made_function(factory: cst.FunctionDef) -> tuple[cst.BaseExpression | None, dict[str, cst.FunctionDef]]:
