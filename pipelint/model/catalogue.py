@@ -5,6 +5,8 @@ name (`canonical`), then looked up here.
 """
 from __future__ import annotations
 
+import builtins
+
 from dataclasses import dataclass
 
 # Prefix rewrites that make every import style land on one canonical qualified name.
@@ -256,16 +258,19 @@ _APPLICATIONS = "keras.applications."
 # TensorFlow I/O's image decoders: their kernels are registered without `SetIsStateful`
 # (tensorflow_io/core/ops/image_ops.cc, `IO>DecodeTiff`...), so tf.data parallelizes a map of them.
 _STATELESS_THIRD_PARTY = ("tensorflow_io.experimental.image.decode_",)
-# Python builtins a traced function runs once, while tracing: they put no op into the graph.
-TRACE_TIME_BUILTINS = frozenset(
-    {"len", "int", "float", "bool", "str", "tuple", "list", "dict", "range", "isinstance", "zip",
-     "enumerate", "min", "max", "abs", "round", "getattr", "print", "sorted", "reversed", "sum"})
+# Python's builtins run while tracing: they put no op into the graph (`len`, `print`, `open`) or,
+# given tensors, only the stateless math ops their operators dispatch to (`pow`, `abs`, `divmod`).
+TRACE_TIME_BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))
 # Methods a traced function calls on tensors (the static shape) or on the element's Python
 # containers (`features.values()`, `features.pop("label")`, `parts.append(x)`): they add no op.
 TRACE_TIME_METHODS = frozenset({"set_shape", "get_shape", "values", "keys", "items", "pop", "get", "copy",
                                 "append", "extend", "update", "setdefault",
                                 # a Python string's (a tensor has none of these): `subset.startswith("train")`
                                 "startswith", "endswith", "lower", "upper", "strip", "format"})
+# Methods of a `tf.TensorArray`: in a traced function (control flow v2, TensorFlow 2's default)
+# it is a TensorList, whose ops are stateless (tensorflow/core/ops/list_ops.cc).
+TENSOR_ARRAY_METHODS = frozenset({"write", "read", "stack", "unstack", "gather", "scatter", "concat", "split",
+                                  "size", "identity", "mark_used", "close"})
 # Methods of a tensor (or a `RaggedTensor`) that add only stateless ops.
 STATELESS_TENSOR_METHODS = frozenset({"to_tensor", "merge_dims", "with_flat_values", "to_sparse"})
 

@@ -15,12 +15,12 @@ import libcst as cst
 
 from pipelint.model.catalogue import (
     DTYPE_AND_SHAPE_CALLS, ELEMENTWISE_CALLS, PY_FUNCTION_NAMES, SHAPE_BOUND_NAMES, STATELESS_TENSOR_METHODS,
-    TRACE_TIME_METHODS,
+    TENSOR_ARRAY_METHODS, TRACE_TIME_METHODS,
     TRACE_TIME_BUILTINS, WAITING_CALLS, is_costly_name, is_random_name, is_stateless_name,
     is_trace_time_random_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import all_params, block_body, find_arg, nodes_of
+from pipelint.model.syntax import all_params, block_body, find_arg, nodes_of, unquote
 from pipelint.model.values import Collection, FunctionFacts, ObjectValue
 
 
@@ -160,8 +160,17 @@ class MappedFunctions(InterpreterState):
                                                      or self._inherited_method(frame.cls, call.func.attr.value))):
                     absorb(self._function_facts(call.func, frame, depth + 1), call)
                     proven = True
+                elif depth < 2 and isinstance(call.func.value, cst.Name) and (
+                        method := self._annotated_method(call.func.value.value, call.func.attr.value, body, frame)):
+                    # `anchors.generate_targets(...)` with `anchors: Anchors` a parameter: that class's method
+                    home, cls, function = method
+                    absorb(self._facts_elsewhere(home, function, cls, depth + 1, False), call)
+                    proven = True
                 else:
-                    proven = call.func.attr.value in TRACE_TIME_METHODS or call.func.attr.value in STATELESS_TENSOR_METHODS
+                    proven = (call.func.attr.value in TRACE_TIME_METHODS or call.func.attr.value in STATELESS_TENSOR_METHODS
+                              or call.func.attr.value in TENSOR_ARRAY_METHODS
+                              and isinstance(call.func.value, cst.Name)
+                              and call.func.value.value in self._tensor_arrays(body, collector))
             if not proven and stateful_call is None:
                 stateful_call = call
         for name_node in collector.names:
@@ -190,6 +199,37 @@ class MappedFunctions(InterpreterState):
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
                              trace_time_randomness, self._wrapped_only_waits(py_function), where, function,
                              costly)
+
+    def _annotated_method(self, name: str, method: str, body: cst.CSTNode, frame: Frame
+                          ) -> tuple[object | None, cst.ClassDef, cst.FunctionDef] | None:
+        """Method `method` of the class that parameter `name` of the mapped function, or of the
+        function that maps it, is annotated with (a class of this module or of the project):
+        its module (None: this one), the class and the method."""
+        functions = [f for f in (body, frame.function) if isinstance(f, cst.FunctionDef)]
+        annotation = next((unquote(p.annotation.annotation) for f in functions for p in all_params(f.params)
+                           if p.name.value == name and p.annotation is not None), None)
+        if isinstance(annotation, cst.Name) and annotation.value in self._local_class_names:
+            cls = next(c for c in self.classes if c.name.value == annotation.value)
+            found = self.methods.get(cls, {}).get(method)
+            return (None, cls, found) if found is not None else None
+        qualified = self.qualified_name(annotation) if annotation is not None and self.project is not None else None
+        found = self.project.definition(f"{qualified}.{method}") if qualified is not None else None
+        if found is None:
+            return None
+        home, defined = found
+        node, cls = home.find(defined), home.find(defined.partition(".")[0])
+        if isinstance(node, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
+            return home, cls, node
+        return None
+
+    def _tensor_arrays(self, body: cst.CSTNode, collector: "CallCollector") -> frozenset[str]:
+        """The names `body` binds to a `tf.TensorArray(...)` (its loop functions take the same name)."""
+        if not any(self.qualified_name(call.func) == "tensorflow.TensorArray" for call in collector.calls):
+            return frozenset()
+        return frozenset(
+            target.target.value for assign in nodes_of(body, cst.Assign) for target in assign.targets
+            if isinstance(target.target, cst.Name) and isinstance(assign.value, cst.Call)
+            and self.qualified_name(assign.value.func) == "tensorflow.TensorArray")
 
     def _maybe_made(self, name: str, frame: Frame) -> bool:
         """Does the text bind `name` to a call of a factory here (`name = self._get_map(...)`)?"""

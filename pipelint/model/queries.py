@@ -523,6 +523,36 @@ class PipelineModel(KerasQueries):
             return False
         return True
 
+    def handed_only_to_lookers(self, call: cst.Call, passes: frozenset[str]) -> bool:
+        """Is what `call` builds bound to a name whose every mention hands it to a function (of
+        this module or the project) that only calls one of `passes` on it and reads back only
+        what the result describes (`aug.flow(x, y).x`: the arrays it was given, no batch)?"""
+        name = self._bound_name(call)
+        if name is None:
+            return False
+        handed = [(site, arg) for site in self.calls for arg in site.call.args
+                  if isinstance(arg.value, cst.Name) and arg.value.value == name]
+        mentions = self._mentions().get(name, [])
+        return bool(handed) and len(handed) == len(mentions) and all(
+            self._only_describes(site, arg, passes) for site, arg in handed)
+
+    def _only_describes(self, site: CallSite, arg: cst.Arg, passes: frozenset[str]) -> bool:
+        func = site.call.func
+        function = self.functions.get(func.value) if isinstance(func, cst.Name) else None
+        if function is None and self.project is not None and site.qualified_name is not None:
+            found = self.project.definition(site.qualified_name)
+            node = found[0].find(found[1]) if found is not None else None
+            function = node if isinstance(node, cst.FunctionDef) else None
+        if function is None or arg.star:
+            return False
+        positional = [*function.params.posonly_params, *function.params.params]
+        if arg.keyword is not None:
+            param = next((p for p in all_params(function.params) if p.name.value == arg.keyword.value), None)
+        else:
+            index = [a for a in site.call.args if a.keyword is None].index(arg)
+            param = positional[index] if index < len(positional) else None
+        return param is not None and _only_described_through(function, param.name.value, passes)
+
     def _looked_at_name(self, name: str) -> bool:
         if self._imported_from_here(name):
             return False
@@ -800,3 +830,31 @@ class PipelineModel(KerasQueries):
 
     def node_code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+
+def _only_described_through(function: cst.FunctionDef, param: str, passes: frozenset[str]) -> bool:
+    """Does `function` use its parameter `param` only to call one of `passes` on it, binding each
+    result to a name it reads only for what the result describes (`output.x`, `output.y`)?"""
+    names = [n for n in nodes_of(function.body, cst.Name) if n.value == param]
+    uses = [a for a in nodes_of(function.body, cst.Attribute) if isinstance(a.value, cst.Name) and a.value.value == param]
+    if not uses or len(uses) != len(names) or any(a.attr.value not in passes for a in uses):
+        return False
+    results = {}
+    for assign in nodes_of(function.body, cst.Assign):
+        if isinstance(assign.value, cst.Call) and any(assign.value.func is a for a in uses):
+            if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+                return False
+            results[assign.value.func] = assign.targets[0].target.value
+    if len(results) != len(uses):
+        return False  # a result handed on, returned or iterated as it is made
+    called = {id(c.func) for c in nodes_of(function.body, cst.Call)}
+    for result in set(results.values()):
+        reads = [n for n in nodes_of(function.body, cst.Name) if n.value == result]
+        described = [a for a in nodes_of(function.body, cst.Attribute)
+                     if isinstance(a.value, cst.Name) and a.value.value == result
+                     and a.attr.value in _DESCRIBING_ATTRIBUTES and id(a) not in called]
+        bindings = sum(1 for r in results.values() if r == result)
+        if len(reads) - bindings != len(described):
+            return False
+    return True
+

@@ -84,6 +84,19 @@ _MAX_REEXPORTS = 4  # package `__init__` re-exports followed in a row (a cycle e
 _MIN_MODULES_FOR_WORKERS = 100
 
 
+def _package_parents(importer: str, package: str) -> list[str]:
+    """The parent of each package named `package` that holds `importer`: where Python finds
+    `package` when the project runs from a directory below its root (`AIServer/manage.py`
+    puts `AIServer/` on the path; `AIServer/ai_api/.../dataset.py` imports `ai_api.utils`)."""
+    found = []
+    directory = os.path.dirname(importer)
+    while os.path.basename(directory):
+        if os.path.basename(directory) == package and os.path.isfile(os.path.join(directory, "__init__.py")):
+            found.append(os.path.dirname(directory))
+        directory = os.path.dirname(directory)
+    return found
+
+
 def project_root(directory: str) -> str:
     """The closest directory from `directory` upward that holds a project marker, else itself."""
     current = directory
@@ -916,7 +929,11 @@ class ProjectIndex:
         file, and the name `full` imports it by."""
         parts = full.split(".")
         added = self._path_roots.get(importer, ())
-        for root in (*added, *self._import_roots(os.path.dirname(importer), roots)):
+        # Last, where nothing else holds it: the importer's own directory, package or not, which
+        # Python puts first on the path when it runs the file as a script (`python_src/train.py`
+        # imports `utils.loader` from `python_src/utils/`).
+        for root in (*added, *self._import_roots(os.path.dirname(importer), roots),
+                     *_package_parents(importer, parts[0]), os.path.dirname(importer)):
             for size in range(len(parts), 0, -1):
                 base = os.path.join(root, *parts[:size])
                 for candidate in (base + ".py", os.path.join(base, "__init__.py")):

@@ -285,7 +285,8 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             elif not parallelized:
                 why = (f"{target.describe_tensorflow()} does not parallelize maps on its own (tf.data's "
                        "`map_parallelization` is a default from 2.5), so it runs serially")
-            elif isinstance(facts.randomness, cst.Call) and facts.where is None:
+            elif isinstance(facts.randomness, cst.Call) and (facts.where is None
+                                                            or facts.stateful_call is facts.randomness):
                 # (a random op is a sure cause: named before a call whose code is not in sight)
                 why = (f"its function calls `{_call_name(ctx, facts.randomness)}`, a random op, so tf.data's "
                        "`map_parallelization` leaves it serial")

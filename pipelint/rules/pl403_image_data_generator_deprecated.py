@@ -237,7 +237,7 @@ No automatic fix.
             if not name or not name.endswith(".ImageDataGenerator") or name.split(".", 1)[0] not in _ROOTS:
                 continue
             if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})) \
-                    or _only_writes_to_disk(ctx.model, site.call):
+                    or _only_writes_to_disk(ctx.model, site.call) or ctx.model.handed_only_to_lookers(site.call, _FLOWS):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
             # Keras 2's `fit(workers=N)` loads its batches in parallel (one worker by default);
