@@ -808,3 +808,57 @@ def test_a_generator_handed_to_a_helper_that_reads_back_its_arrays_is_not_report
         """,
     })
     assert _found(root, "PL403") == [("src/train.py", 6, "PL403")]
+
+
+def test_what_follows_a_read_of_a_name_only_a_comment_binds_never_runs(tmp_path):
+    root = _project(tmp_path, {
+        # `base_dir` commented out: the script stops at the NameError before its pipeline
+        "script.py": """
+            import tensorflow as tf
+            # base_dir = "data/"
+            data_dir = tf.keras.utils.get_file(origin=base_dir, fname="hangul")
+            train_ds = tf.keras.utils.image_dataset_from_directory(data_dir).cache()
+            model.fit(train_ds, epochs=3)
+        """,
+        # in a function: the map is built before the NameError, the fit after it never runs
+        "demo.py": """
+            import tensorflow as tf
+            model = None
+
+            def error_demo(df):
+                dataset = tf.data.Dataset.from_tensor_slices(dict(df)).batch(32)
+                dataset = dataset.map(lambda x: tf.random.shuffle(x))
+                #sequence_input, sequence_length = feature_layer(inputs)
+                lstm = tf.keras.layers.LSTM(8)(sequence_input)
+                model.fit(dataset, epochs=2)
+
+            error_demo(df={})
+        """,
+        # each name is bound somewhere, or may be (a star import, a read guarded by `try`,
+        # a lambda's body), or bound nowhere at all (a snippet without its setup: `model`)
+        "bound.py": """
+            import tensorflow as tf
+            # base_dir = "elsewhere/"; missing_name = 1; undefined_yet = 2
+
+            def configure():
+                global base_dir
+                base_dir = "data/"
+
+            configure()
+            try:
+                extra = missing_name
+            except NameError:
+                extra = None
+            later = lambda: undefined_yet
+            train_ds = tf.keras.utils.image_dataset_from_directory(base_dir).cache()
+            model.fit(train_ds, epochs=3)
+        """,
+        "star.py": """
+            import tensorflow as tf
+            from settings import *
+            # base_dir = "data/"
+            train_ds = tf.keras.utils.image_dataset_from_directory(base_dir).cache()
+            model.fit(train_ds, epochs=3)
+        """,
+    })
+    assert _found(root, "PL201", "PL101") == [("bound.py", 14, "PL201"), ("star.py", 4, "PL201")]

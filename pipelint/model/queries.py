@@ -31,6 +31,7 @@ from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int, nodes_of
+from pipelint.model.unreachable import calls_never_reached
 from pipelint.target import Target
 from pipelint.model.values import (
     NOT_TRAINING, ONLY_EVALUATION, CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin,
@@ -248,7 +249,7 @@ class PipelineModel(KerasQueries):
         self._unused_names: set[str] | None = None
         self._name_mentions: dict[str, list[Mention]] | None = None
         self._name_bindings: dict[str, list[int]] = {}
-        self._false_calls: set[int] | None = None  # ids of the calls under `if FLAG:` with FLAG False
+        self._dead_calls: set[int] | None = None  # ids of the calls under `if False:` or after a NameError
         self._name_counts: dict[str, int] | None = None
         self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
         self._assigns: list[cst.Assign] | None = None
@@ -505,7 +506,7 @@ class PipelineModel(KerasQueries):
         `next(...)` where they were made (a look at a batch)? Calls of `neutral` methods on it (`datagen.fit(x)`) use
         nothing. Any other mention (an argument, a loop, a return, a read by another module)
         counts as use."""
-        if self.in_dead_function(call) or self._under_false_flag(call):
+        if self.in_dead_function(call) or self._never_runs(call):
             return True
         name = self._bound_name(call)
         if name is None:
@@ -610,18 +611,21 @@ class PipelineModel(KerasQueries):
         self._mentions()
         return self._name_bindings
 
-    def _under_false_flag(self, call: cst.Call) -> bool:
+    def _never_runs(self, call: cst.Call) -> bool:
         """Is `call` inside the body of an `if FLAG:` whose flag the module binds once to False
-        (`do_data_augmentation = False`)?"""
-        if self._false_calls is None:
+        (`do_data_augmentation = False`), or after a statement of its block that surely raises
+        (it reads a name nothing binds: `unreachable`)?"""
+        if self._dead_calls is None:
             # (once per module, with the fast walker: every rule's `dropped` asks it)
-            self._false_calls = set()
+            self._dead_calls = set()
             if "False" in self.source:
                 for node in nodes_of(self.module, cst.If):
                     test = node.test
                     if isinstance(test, cst.Name) and is_false(self.bound_once(test.value)) or is_false(test):
-                        self._false_calls.update(id(inner) for inner in nodes_of(node.body, cst.Call))
-        return id(call) in self._false_calls
+                        self._dead_calls.update(id(inner) for inner in nodes_of(node.body, cst.Call))
+            if not self.notebook:  # (a notebook's cells run in any order, beside IPython's own names)
+                self._dead_calls |= calls_never_reached(self.module, self.source)
+        return id(call) in self._dead_calls
 
     def dropped(self, op: Op) -> bool:
         """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the
@@ -635,9 +639,13 @@ class PipelineModel(KerasQueries):
         return known
 
     def _is_dropped(self, op: Op) -> bool:
-        if op.where is None and not op.implicit and (self._in_dead_function(op) or self._under_false_flag(op.call)):
+        if op.where is None and not op.implicit and (self._in_dead_function(op) or self._never_runs(op.call)):
             return True  # (a pipeline built in a function nobody calls, or under `if False:`: C1, it never runs)
         consumers = self.consumers_of(op)
+        live = [c for c in consumers if not (isinstance(c.node, cst.Call) and self._never_runs(c.node))]
+        if consumers and not live:
+            return True  # trained on only where no run gets (`if False:`, after a NameError)
+        consumers = live
         if consumers:
             # Returned only by functions of a module the project imports, which no project module
             # imports or calls (nor this one): they never run. (An override of a project base

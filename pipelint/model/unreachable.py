@@ -1,0 +1,143 @@
+"""Code no run reaches because a statement before it surely raises: it reads a name that nothing
+in the module binds but a line commented out (`# base_dir = "data/"`), so Python stops there with
+a NameError, and the rest of that block never runs (C1: a pipeline built or trained there is never
+trained on). A name bound nowhere at all is left alone: a snippet pasted without its setup
+(`model.fit(ds)` with no `model`) reads as code meant to run.
+
+Read with CPython's `ast` (load and store contexts are explicit there), then aligned with the
+libcst statements the model holds, as `positions.statement_start_lines` aligns them.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+import libcst as cst
+
+from pipelint.model.syntax import nodes_of
+
+# Names every module has without binding them.
+_ALWAYS_BOUND = frozenset(dir(builtins)) | frozenset(
+    {"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__builtins__",
+     "__path__", "__annotations__", "__dict__", "__class__", "__cached__"})
+# Text that binds names no statement shows: the module's names are then not all in sight.
+_HIDDEN_BINDINGS = re.compile(r"import\s+\*|\bexec\s*\(|\bglobals\s*\(|\blocals\s*\(|\bvars\s*\(|__builtins__|"
+                              r"\bsetattr\s*\(|\bget_ipython\b")
+
+
+def calls_never_reached(module: cst.Module, source: str) -> set[int]:
+    """The ids of the calls in the statements that follow, in the module's body or in a function's
+    (top-level, or a method of a top-level class), a simple statement reading a name the module
+    never binds. Empty where the module may bind names out of sight."""
+    if _HIDDEN_BINDINGS.search(source):
+        return set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    bound = _bound_names(tree) | _ALWAYS_BOUND
+    commented = _bound_in_comments(source)
+    if not commented - bound:
+        return set()
+    never: set[int] = set()
+    for cst_block, ast_block in _blocks(module, tree):
+        for position, (statement, smalls) in enumerate(_aligned(cst_block, ast_block) or ()):
+            # (only simple statements: a compound one may catch, loop or branch around the read)
+            if isinstance(statement, cst.SimpleStatementLine) and any(
+                    name in commented for small in smalls for name in _unbound_reads(small, bound)):
+                for later in cst_block[position + 1:]:
+                    never.update(id(call) for call in nodes_of(later, cst.Call))
+                break
+    return never
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    """Every name the module binds anywhere, in any scope (a name bound in one function and read
+    in another counts as bound: this errs toward code that runs)."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+    return bound
+
+
+def _unbound_reads(statement: ast.stmt, bound: set[str]) -> list[str]:
+    """The names this simple statement, run, reads that nothing binds (not in a lambda's body,
+    which runs later if ever)."""
+    found = []
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound:
+            found.append(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _bound_in_comments(source: str) -> set[str]:
+    """Names that a commented-out line of code binds (`# base_dir = "data/"`)."""
+    names: set[str] = set()
+    for line in source.splitlines():
+        text = line.strip()
+        if not text.startswith("#") or "=" not in text:
+            continue
+        code = text.lstrip("#").strip()
+        try:
+            parsed = ast.parse(code)
+        except (SyntaxError, ValueError):
+            continue
+        names.update(node.id for node in ast.walk(parsed)
+                     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))
+    return names
+
+
+def _blocks(module: cst.Module, tree: ast.Module):
+    """(libcst statements, ast statements) of the module's body and of each top-level function's
+    and top-level class's methods' bodies."""
+    yield list(module.body), tree.body
+    pairs = _aligned(list(module.body), tree.body) or []
+    for statement, smalls in pairs:
+        if isinstance(statement, cst.FunctionDef) and isinstance(smalls[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from _function_block(statement, smalls[0])
+        elif isinstance(statement, cst.ClassDef) and isinstance(smalls[0], ast.ClassDef) \
+                and isinstance(statement.body, cst.IndentedBlock):
+            for inner, inner_smalls in _aligned(list(statement.body.body), smalls[0].body) or []:
+                if isinstance(inner, cst.FunctionDef) and isinstance(inner_smalls[0], (ast.FunctionDef,
+                                                                                        ast.AsyncFunctionDef)):
+                    yield from _function_block(inner, inner_smalls[0])
+
+
+def _function_block(function: cst.FunctionDef, node: ast.FunctionDef | ast.AsyncFunctionDef):
+    if isinstance(function.body, cst.IndentedBlock):
+        yield list(function.body.body), node.body
+
+
+def _aligned(cst_block: list, ast_block: list[ast.stmt]) -> list[tuple[cst.CSTNode, list[ast.stmt]]] | None:
+    """Each libcst statement with the ast statements it holds (a `SimpleStatementLine` holds one
+    per small statement); None when the two do not line up."""
+    pairs = []
+    index = 0
+    for statement in cst_block:
+        size = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        if index + size > len(ast_block):
+            return None
+        pairs.append((statement, ast_block[index:index + size]))
+        index += size
+    return pairs if index == len(ast_block) else None
