@@ -70,6 +70,10 @@ class InterpreterState:
         self._inline_calls: list[cst.Call] = []
         self._origin_cache: dict[cst.CSTNode, Origin] = {}
         self._op_cache: dict[cst.Call, Op] = {}
+        #: A body's calls and names, and the calls it makes while traced, read once per body: one
+        #: function mapped by many pipelines is judged once per call site.
+        self._collected: dict[cst.CSTNode, object] = {}
+        self._traced: dict[cst.CSTNode, object] = {}
         self._scanned_chain_calls: set[cst.Call] = set()
         self._evidence_roots: set[cst.BaseExpression] = set()
         self._local_class_names: set[str] = set()

@@ -81,13 +81,15 @@ class MappedFunctions(InterpreterState):
             return self._project_facts(fn, depth, partial) or self._named_function_facts(fn, frame)
         if call_site is not None and isinstance(body, cst.FunctionDef):
             off |= _switched_off_by_arguments(body, call_site)
-        collector = CallCollector.of(body)
+        collector = self._collector(body)
         py_function = None
         randomness: cst.CSTNode | None = None
         stateful_call: cst.CSTNode | None = None
         trace_time_randomness: cst.CSTNode | None = None
         costly: cst.CSTNode | None = None
-        traced = _TracedCalls.of(body, self.qualified_name)
+        traced = self._traced.get(body)
+        if traced is None:
+            traced = self._traced[body] = _TracedCalls.of(body, self.qualified_name)
         where, function = None, None
 
         def absorb(inner: FunctionFacts, call: cst.CSTNode) -> None:
@@ -185,7 +187,7 @@ class MappedFunctions(InterpreterState):
         returned = returned_expression(fn, self.functions) if depth == 0 and not partial else None
         elementwise = shape_bound = trivial = False
         if returned is not None:
-            inner_calls = collector if returned is body else CallCollector.of(returned)
+            inner_calls = self._collector(returned)
             elementwise = all(self.qualified_name(c.func) in ELEMENTWISE_CALLS for c in inner_calls.calls)
             shape_bound = self._shape_bound(inner_calls)
             trivial = self._picks_or_casts(returned)
@@ -199,6 +201,13 @@ class MappedFunctions(InterpreterState):
                              elementwise, shape_bound, trivial, stateful_call is None, stateful_call,
                              trace_time_randomness, self._wrapped_only_waits(py_function), where, function,
                              costly)
+
+    def _collector(self, node: cst.CSTNode) -> "CallCollector":
+        """`CallCollector.of(node)`, read once per node and build."""
+        collector = self._collected.get(node)
+        if collector is None:
+            collector = self._collected[node] = CallCollector.of(node)
+        return collector
 
     def _annotated_method(self, name: str, method: str, body: cst.CSTNode, frame: Frame
                           ) -> tuple[object | None, cst.ClassDef, cst.FunctionDef] | None:

@@ -18,6 +18,7 @@ import keyword
 import os
 import re
 import tokenize
+from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 import libcst as cst
@@ -245,6 +246,8 @@ class PipelineModel(KerasQueries):
         self._script: bool | None = None
         self._enclosing: dict[cst.Call, str] | None = None
         self._never_called: dict[str, bool] = {}
+        self._called: set[str] | None = None  # the names the module's calls call (`f(`, `.f(`)
+        self._words: Counter[str] = Counter()  # each word of the text, as often as it is written
         self._dropped: dict[Op, bool] = {}
         self._unused_names: set[str] | None = None
         self._name_mentions: dict[str, list[Mention]] | None = None
@@ -263,6 +266,8 @@ class PipelineModel(KerasQueries):
         self._switches_off: dict[str, bool] = {}  # rewrite -> does this module's text switch it off
         self._source_orders: dict[Origin, SourceOrder | None] = {}
         self._lines: dict[cst.CSTNode, int] | None = None
+        self._continuations: dict[Op, list[tuple[Op, ...]]] | None = None
+        self._consumers_by_op: dict[Op, list[Consumer]] | None = None
 
     @classmethod
     def build(cls, module: cst.Module, source: str | None = None,
@@ -341,13 +346,16 @@ class PipelineModel(KerasQueries):
 
     def _is_never_called(self, function: str) -> bool:
         # (Asked for every op of a function: the calls and the text are read once per name.)
-        if any(isinstance(site.call.func, cst.Name) and site.call.func.value == function
-               or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == function
-               for site in self.calls):
+        if self._called is None:
+            # (once per module: every op of every function asks)
+            self._called = {site.call.func.value if isinstance(site.call.func, cst.Name) else site.call.func.attr.value
+                            for site in self.calls if isinstance(site.call.func, (cst.Name, cst.Attribute))}
+            self._words = Counter(re.findall(r"\w+", self.source))
+        if function in self._called:
             return False
         # (the text first: only a name written more than once needs the tokens, which leave out
         # its mentions in comments, `# train()`, and strings, `"train"`)
-        if len(re.findall(rf"\b{re.escape(function)}\b", self.source)) > 1 and self._name_tokens().get(function, 0) > 1:
+        if self._words[function] > 1 and self._name_tokens().get(function, 0) > 1:
             return False  # named elsewhere here: handed on, registered, called through a name
         read = read_by_importers(self.project, function)
         # No project module imports this one: dead when it runs as a script (top to bottom) and
@@ -487,8 +495,10 @@ class PipelineModel(KerasQueries):
                     inner for inner in block_body(stmt.body) if isinstance(inner, cst.FunctionDef)
                 ] if isinstance(stmt, cst.ClassDef) else []
                 for function in defs:
-                    if function.name.value.startswith("__"):
-                        continue  # `__init__`, `__call__`, `__iter__`...: run by Python itself
+                    # (`__init__`, `__call__`, `__iter__`...: run by Python itself; only the calls
+                    # of functions that never run are kept)
+                    if function.name.value.startswith("__") or not self.never_called(function.name.value):
+                        continue
                     for call in calls_in(function):
                         self._enclosing[call] = function.name.value
         function = self._enclosing.get(op.call)
@@ -729,15 +739,19 @@ class PipelineModel(KerasQueries):
 
     def continuations(self, op: Op) -> list[tuple[Op, ...]]:
         """The ops seen after `op` on each path that passes through it."""
-        result: list[tuple[Op, ...]] = []
-        for site in self.op_sites.values():
-            for prefix in site.prefixes:
-                ops = prefix.ops + (site.op,)
-                if op in ops[:-1]:
-                    tail = ops[ops.index(op) + 1:]
-                    if tail not in result:
-                        result.append(tail)
-        return result
+        if self._continuations is None:
+            # (once, after the build: rules ask it of every op)
+            self._continuations = {}
+            for site in self.op_sites.values():
+                for prefix in site.prefixes:
+                    ops = prefix.ops + (site.op,)
+                    for index, before in enumerate(ops[:-1]):
+                        if ops.index(before) != index:
+                            continue  # (an op met twice on one path: its tail runs from the first)
+                        tails = self._continuations.setdefault(before, [])
+                        if ops[index + 1:] not in tails:
+                            tails.append(ops[index + 1:])
+        return list(self._continuations.get(op, ()))
 
     def bound_once(self, name: str) -> cst.BaseExpression | None:
         """What `name` is bound to, when the module assigns it exactly once (at any depth), as
@@ -801,7 +815,13 @@ class PipelineModel(KerasQueries):
 
     def consumers_of(self, op: Op) -> list[Consumer]:
         """The consumers of datasets built through `op`."""
-        return [c for c in self.consumers if any(op in path.ops for path in c.value.paths)]
+        if self._consumers_by_op is None:
+            # (once, after the build: rules ask it of every op)
+            self._consumers_by_op = {}
+            for consumer in self.consumers:
+                for through in {id(o): o for path in consumer.value.paths for o in path.ops}.values():
+                    self._consumers_by_op.setdefault(through, []).append(consumer)
+        return list(self._consumers_by_op.get(op, ()))
 
     def never_trained_on(self, op: Op) -> bool:
         """Does what `op` builds never reach training: every known use is one of `NOT_TRAINING`

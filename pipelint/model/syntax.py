@@ -82,34 +82,42 @@ def unquote(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-class _Ancestors(cst.CSTVisitor):
-    """The nodes around one node, outermost first (the node itself last)."""
-
-    def __init__(self, target: cst.CSTNode) -> None:
-        self.target = target
-        self.stack: list[cst.CSTNode] = []
-        self.found: list[cst.CSTNode] | None = None
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.found is not None:
-            return False
-        self.stack.append(node)
-        if node is self.target:
-            self.found = list(self.stack)
-            return False
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if self.stack and self.stack[-1] is original_node:
-            self.stack.pop()
-
-
 def ancestors(tree: cst.CSTNode, node: cst.CSTNode) -> list[cst.CSTNode] | None:
-    """The nodes of `tree` around `node`, outermost first (`tree` first, `node` itself last);
-    None when `node` is not in `tree`."""
-    finder = _Ancestors(node)
-    tree.visit(finder)
-    return finder.found
+    """The nodes of `tree` around `node` (code, not layout: `nodes_of`), outermost first (`tree`
+    first, `node` itself last); None when `node` is not in `tree`."""
+    parents = _parents_in(tree)
+    if node is not tree and id(node) not in parents:
+        return None
+    around = [node]
+    while around[-1] is not tree:
+        around.append(parents[id(around[-1])])
+    around.reverse()
+    return around
+
+
+#: The last trees asked about, each with its nodes' parents (by id: the tree, held here, keeps
+#: its nodes alive). One check asks about the same module many times; a walk of the module per
+#: question made a 1,000-line module's check take seconds.
+_PARENT_MAPS: list[tuple[cst.CSTNode, dict[int, cst.CSTNode]]] = []
+
+
+def _parents_in(tree: cst.CSTNode) -> dict[int, cst.CSTNode]:
+    for known, parents in _PARENT_MAPS:
+        if known is tree:
+            return parents
+    parents = {}
+    stack = [tree]
+    while stack:
+        parent = stack.pop()
+        for name in _code_fields(type(parent)):
+            child = getattr(parent, name)
+            for item in child if isinstance(child, (list, tuple)) else (child,):
+                if isinstance(item, cst.CSTNode):
+                    parents[id(item)] = parent
+                    stack.append(item)
+    _PARENT_MAPS.insert(0, (tree, parents))
+    del _PARENT_MAPS[4:]
+    return parents
 
 
 # Fields that hold only whitespace, comments or punctuation (`nodes_of` skips them).

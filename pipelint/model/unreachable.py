@@ -30,14 +30,14 @@ def calls_never_reached(module: cst.Module, source: str) -> set[int]:
     """The ids of the calls in the statements that follow, in the module's body or in a function's
     (top-level, or a method of a top-level class), a simple statement reading a name the module
     never binds. Empty where the module may bind names out of sight."""
-    if _HIDDEN_BINDINGS.search(source):
+    commented = _bound_in_comments(source)
+    if not commented or _HIDDEN_BINDINGS.search(source):
         return set()
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return set()
     bound = _bound_names(tree) | _ALWAYS_BOUND
-    commented = _bound_in_comments(source)
     if not commented - bound:
         return set()
     never: set[int] = set()
