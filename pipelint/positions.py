@@ -8,9 +8,12 @@ CPython's `ast` says it starts on.
 from __future__ import annotations
 
 import ast
+from typing import Sequence
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+from pipelint.model.syntax import ancestors
 
 #: Node -> the top-level statement of the module that holds it; filled by `PipelineModel.build`.
 StatementIndex = dict[cst.CSTNode, cst.CSTNode]
@@ -37,22 +40,104 @@ def statement_start_lines(module: cst.Module, tree: ast.Module) -> list[int] | N
 
 def node_positions(module: cst.Module, tree: ast.Module, nodes: set[cst.CSTNode],
                    statement_of: StatementIndex) -> dict[cst.CSTNode, CodeRange]:
-    """Positions of `nodes`. Computing them means regenerating code, which costs about as much
-    as parsing; so only the top-level statements holding the nodes are regenerated, each as a
-    module of its own, and shifted to the line where it starts."""
-    tops = {statement_of.get(node) for node in nodes}
-    starts = None if None in tops else statement_start_lines(module, tree)
+    """Positions of `nodes` (those of `module`; others get none). Computing them means
+    regenerating code, which costs about as much as parsing; so only the statements holding the
+    nodes are regenerated, each as a module of its own, and shifted to where CPython's ast says
+    it starts: the innermost simple statement line (`ds = ds.map(f)`), else the top-level
+    statement."""
+    starts = statement_start_lines(module, tree)
     if starts is None:
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     index_of = {id(stmt): i for i, stmt in enumerate(module.body)}
+    groups: dict[int, tuple[cst.BaseStatement, int, str, list[cst.CSTNode]]] = {}
+    for node in nodes:
+        around = ancestors(module, node)  # (code nodes: a comma a fix removes has none)
+        place = _line_of(around, tree, module.default_indent) if around is not None else None
+        if place is None:
+            top = around[1] if around is not None and len(around) > 1 else statement_of.get(node)
+            if top is None:
+                # not code of this module's statements as the model saw them: a node of another
+                # module's code, reached through a call into it, or one only libcst's own walk finds
+                return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            place = (top, starts[index_of[id(top)]], "")
+        statement, line, column = place
+        groups.setdefault(id(statement), (statement, line, column, []))[3].append(node)
     found: dict[cst.CSTNode, CodeRange] = {}
-    for top in tops:
-        alone = cst.Module(body=[top.with_changes(leading_lines=())],
-                           default_indent=module.default_indent,
-                           default_newline=module.default_newline)
-        shift = starts[index_of[id(top)]] - 1
-        for node, span in MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider).items():
-            if node in nodes:
+    for statement, line, indent, wanted in groups.values():
+        alone = statement.with_changes(leading_lines=())
+        if indent:
+            # Regenerated at its own indentation, under a header line: libcst writes a block's
+            # indentation into the statement's later lines too (inside brackets).
+            alone = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[alone], indent=indent))
+        spans = MetadataWrapper(cst.Module(body=[alone], default_indent=module.default_indent,
+                                           default_newline=module.default_newline),
+                                unsafe_skip_copy=True).resolve(PositionProvider)
+        shift = line - (2 if indent else 1)
+        for node in wanted:
+            span = spans.get(node)
+            if span is not None:
                 found[node] = CodeRange(CodePosition(span.start.line + shift, span.start.column),
-                                            CodePosition(span.end.line + shift, span.end.column))
+                                        CodePosition(span.end.line + shift, span.end.column))
     return found
+
+
+def _line_of(around: list[cst.CSTNode], tree: ast.Module, default_indent: str
+             ) -> tuple[cst.SimpleStatementLine, int, str] | None:
+    """The innermost simple statement line in `around` (a node's ancestors, the module first),
+    with the line CPython's ast gives it and its indentation; None when there is none, or when
+    a block on the way does not line up with ast's."""
+    statements = [n for n in around if isinstance(n, (cst.SimpleStatementLine, cst.BaseCompoundStatement))]
+    if not statements or not isinstance(statements[-1], cst.SimpleStatementLine):
+        return None
+    blocks: list[tuple[Sequence[cst.BaseStatement], list[ast.stmt]]] = [(around[0].body, tree.body)]
+    for statement in statements:
+        pairs = None
+        for cst_block, ast_block in blocks:
+            if any(s is statement for s in cst_block):
+                pairs = _pairs(cst_block, ast_block)
+                break
+        if pairs is None:
+            return None
+        ast_statement = next(node for cst_statement, node in pairs if cst_statement is statement)
+        if isinstance(statement, cst.SimpleStatementLine):
+            indent = "".join(default_indent if block.indent is None else block.indent
+                             for block in around if isinstance(block, cst.IndentedBlock))
+            return statement, ast_statement.lineno, indent
+        blocks = _inner_blocks(statement, ast_statement)
+    return None
+
+
+def _pairs(cst_block: Sequence[cst.BaseStatement], ast_block: list[ast.stmt]
+           ) -> list[tuple[cst.BaseStatement, ast.stmt]] | None:
+    """Each libcst statement with the first ast statement it holds; None when they do not line up."""
+    pairs = []
+    index = 0
+    for statement in cst_block:
+        if index >= len(ast_block):
+            return None
+        pairs.append((statement, ast_block[index]))
+        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return pairs if index == len(ast_block) else None
+
+
+def _body(block: object) -> Sequence[cst.BaseStatement]:
+    return block.body if isinstance(block, cst.IndentedBlock) else ()
+
+
+def _inner_blocks(statement: cst.BaseCompoundStatement, node: ast.stmt
+                  ) -> list[tuple[Sequence[cst.BaseStatement], list[ast.stmt]]]:
+    """The blocks of a compound statement, each beside ast's list of the same statements."""
+    blocks = []
+    if not isinstance(statement, cst.Match) and hasattr(node, "body"):
+        blocks.append((_body(statement.body), node.body))
+    orelse = getattr(statement, "orelse", None)
+    if isinstance(orelse, cst.If):
+        blocks.append(([orelse], node.orelse))  # `elif`
+    elif isinstance(orelse, cst.Else):
+        blocks.append((_body(orelse.body), node.orelse))
+    if isinstance(statement, (cst.Try, cst.TryStar)):
+        blocks += [(_body(handler.body), handler_node.body)
+                   for handler, handler_node in zip(statement.handlers, node.handlers)]
+        if statement.finalbody is not None:
+            blocks.append((_body(statement.finalbody.body), node.finalbody))
+    return blocks
