@@ -862,3 +862,52 @@ def test_what_follows_a_read_of_a_name_only_a_comment_binds_never_runs(tmp_path)
         """,
     })
     assert _found(root, "PL201", "PL101") == [("bound.py", 14, "PL201"), ("star.py", 4, "PL201")]
+
+
+# --- From the first contact of pools 2031 and 2032 (not fresh afterwards) ---------------------
+
+def test_branches_every_call_switches_off_never_run(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.10.0\n", "switch.py": """
+        import tensorflow as tf
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def masterswitch(evaluate=False, predict=False):
+            if evaluate == True and predict == False:
+                gen = ImageDataGenerator(rotation_range=10).flow_from_directory("test")
+                model.fit(gen, epochs=2)
+            if evaluate == False and predict == True:
+                live = ImageDataGenerator(rotation_range=10).flow_from_directory("test")
+                model.fit(live, epochs=2)
+
+        def helper(path, transform=False):
+            if transform:
+                datagen = ImageDataGenerator(rotation_range=10)
+                model.fit(datagen.flow_from_directory(path), epochs=2)
+
+        masterswitch(evaluate=False, predict=True)
+        helper("a")
+        helper("b", transform=False)
+    """})
+    assert _found(root, "PL403") == [("switch.py", 9, "PL403")]
+
+
+def test_a_generator_only_evaluated_is_minor_speed_and_old_targets_hear_no_deprecation(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.5.0\n", "evaluate.py": """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        test_gen = ImageDataGenerator(rescale=1. / 255).flow_from_directory("data/test")
+        model.evaluate(test_gen)
+        train_gen = ImageDataGenerator(rotation_range=10).flow_from_directory("data/train")
+        model.fit(train_gen, validation_data=test_gen, epochs=3)
+    """})
+    found = {d.line: d for d in check_paths([root], select=["PL403"])}
+    assert found[2].impact.value == "minor-speed"  # (read only by evaluate and as validation_data)
+    assert found[4].impact.value == "speed"
+    assert "deprecated" not in found[4].message and "workers=N, use_multiprocessing=True" in found[4].message
+    only_evaluated = _project(tmp_path / "b", {"evaluate.py": """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        test_gen = ImageDataGenerator(rescale=1. / 255).flow_from_directory("data/test")
+        model.evaluate(test_gen)
+        print(model.predict(test_gen))
+    """})
+    [finding] = check_paths([only_evaluated], select=["PL403"])
+    assert finding.impact.value == "minor-speed" and finding.message.startswith("`ImageDataGenerator` is deprecated")

@@ -80,7 +80,7 @@ class MappedFunctions(InterpreterState):
         if body is None:
             return self._project_facts(fn, depth, partial) or self._named_function_facts(fn, frame)
         if call_site is not None and isinstance(body, cst.FunctionDef):
-            off |= _switched_off_by_arguments(body, call_site)
+            off |= switched_off_by_arguments(body, call_site)
         collector = self._collector(body)
         py_function = None
         randomness: cst.CSTNode | None = None
@@ -633,7 +633,7 @@ def _switched_off(call_method: cst.FunctionDef, init: cst.FunctionDef | None,
     return _calls_switched_off(call_method, flags, on_self=True)
 
 
-def _switched_off_by_arguments(function: cst.FunctionDef, call: cst.Call) -> set[cst.CSTNode]:
+def switched_off_by_arguments(function: cst.FunctionDef, call: cst.Call) -> set[cst.CSTNode]:
     """Calls inside `if flag:` (or `if not flag:`) blocks of `function` that never run for this
     call: it passes a literal True/False for the parameter `flag` (or leaves a literal default),
     as in `load_image(path, augment=False)`."""
@@ -651,25 +651,45 @@ def _switched_off_by_arguments(function: cst.FunctionDef, call: cst.Call) -> set
 
 
 def _calls_switched_off(function: cst.FunctionDef, flags: dict[str, bool], on_self: bool) -> set[cst.CSTNode]:
-    """The calls in the `if` blocks of `function` whose test (`flag`, `self.flag` when `on_self`,
-    either negated) is false for these literal `flags`."""
+    """The calls in the `if` blocks of `function` whose test is false for these literal `flags`
+    (`flag`, `self.flag` when `on_self`, negated, compared with True/False, joined by and/or:
+    `if evaluate == True and predict == False:`)."""
     off: set[cst.CSTNode] = set()
     if not flags:
         return off
     for node in nodes_of(function.body, cst.If):
-        test, negated = node.test, False
-        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-            test, negated = test.expression, True
-        if on_self and isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) \
-                and test.value.value == "self":
-            name = test.attr.value
-        elif not on_self and isinstance(test, cst.Name):
-            name = test.value
-        else:
-            continue
-        if name in flags and flags[name] == negated:
+        if _truth(node.test, flags, on_self) is False:
             off.update(nodes_of(node.body, cst.Call))
     return off
+
+
+def _truth(test: cst.BaseExpression, flags: dict[str, bool], on_self: bool) -> bool | None:
+    """The value of `test` given the literal `flags`; None when it depends on anything else."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _truth(test.expression, flags, on_self)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _truth(test.left, flags, on_self), _truth(test.right, flags, on_self)
+        if isinstance(test.operator, cst.And):
+            return False if False in (left, right) else (True if left and right else None)
+        return True if True in (left, right) else (False if left is False and right is False else None)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        value = _truth(test.left, flags, on_self)
+        literal = target.comparator.value if isinstance(target.comparator, cst.Name) else None
+        if value is None or literal not in ("True", "False"):
+            return None
+        same = value == (literal == "True")
+        if isinstance(target.operator, (cst.Equal, cst.Is)):
+            return same
+        if isinstance(target.operator, (cst.NotEqual, cst.IsNot)):
+            return not same
+        return None
+    if on_self and isinstance(test, cst.Attribute) and isinstance(test.value, cst.Name) and test.value.value == "self":
+        return flags.get(test.attr.value)
+    if not on_self and isinstance(test, cst.Name):
+        return flags.get(test.value)
+    return None
 
 
 def _made_function(factory: cst.FunctionDef) -> tuple[cst.BaseExpression | None, dict[str, cst.FunctionDef]]:

@@ -25,7 +25,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, DECODING_SOURCES, canonical
-from pipelint.model.functions import calls_in
+from pipelint.model.functions import switched_off_by_arguments, calls_in
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
@@ -139,6 +139,9 @@ Mention = tuple[str, list[str], "str | None", int]
 _DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "filepaths", "samples", "n",
                                     "num_classes", "image_shape", "batch_size", "labels",
                                     "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
+# Keras calls that read a generator's batches without training on them.
+_EVALUATING_METHODS = frozenset({"evaluate", "evaluate_generator", "predict", "predict_generator",
+                                 "predict_on_batch", "test_on_batch"})
 # Builtins that read one item of their argument, or only describe it: `next(gen)`, `type(gen)`.
 _LOOKING_CALLS = frozenset({"next", "type", "len", "print", "repr", "id"})
 
@@ -247,7 +250,7 @@ class PipelineModel(KerasQueries):
         self._enclosing: dict[cst.Call, str] | None = None
         self._never_called: dict[str, bool] = {}
         self._called: set[str] | None = None  # the names the module's calls call (`f(`, `.f(`)
-        self._words: Counter[str] = Counter()  # each word of the text, as often as it is written
+        self._words: Counter[str] | None = None  # each word of the text, as often as it is written
         self._dropped: dict[Op, bool] = {}
         self._unused_names: set[str] | None = None
         self._name_mentions: dict[str, list[Mention]] | None = None
@@ -350,17 +353,22 @@ class PipelineModel(KerasQueries):
             # (once per module: every op of every function asks)
             self._called = {site.call.func.value if isinstance(site.call.func, cst.Name) else site.call.func.attr.value
                             for site in self.calls if isinstance(site.call.func, (cst.Name, cst.Attribute))}
-            self._words = Counter(re.findall(r"\w+", self.source))
         if function in self._called:
             return False
         # (the text first: only a name written more than once needs the tokens, which leave out
         # its mentions in comments, `# train()`, and strings, `"train"`)
-        if self._words[function] > 1 and self._name_tokens().get(function, 0) > 1:
+        if self._word_count(function) > 1 and self._name_tokens().get(function, 0) > 1:
             return False  # named elsewhere here: handed on, registered, called through a name
         read = read_by_importers(self.project, function)
         # No project module imports this one: dead when it runs as a script (top to bottom) and
         # never calls it; a file of definitions alone may be imported from outside the project.
         return read is False or (read is None and self._runs_as_script())
+
+    def _word_count(self, name: str) -> int:
+        """How often the text writes `name` as a whole word (comments and strings included)."""
+        if self._words is None:
+            self._words = Counter(re.findall(r"\w+", self.source))
+        return self._words[name]
 
     def _module_assigns(self) -> list[cst.Assign]:
         """Every plain assignment of the module, collected once (`bound_once`, `_bound_name`)."""
@@ -547,6 +555,26 @@ class PipelineModel(KerasQueries):
         return bool(handed) and len(handed) == len(mentions) and all(
             self._only_describes(site, arg, passes) for site, arg in handed)
 
+    def only_evaluated(self, flows: list[cst.Call]) -> bool:
+        """Are these calls' results (a generator's flows) bound to names that the module hands
+        only to `evaluate`/`predict` or as `validation_data`, never to a training call nor
+        anywhere else?"""
+        names = [self._bound_name(flow) for flow in flows]
+        if not flows or None in names:
+            return False
+        uses = 0
+        for site in self.calls:
+            func = site.call.func
+            for arg in site.call.args:
+                if not (isinstance(arg.value, cst.Name) and arg.value.value in names):
+                    continue
+                method = func.attr.value if isinstance(func, cst.Attribute) else None
+                keyword = arg.keyword.value if arg.keyword is not None else None
+                if not (method in _EVALUATING_METHODS or keyword == "validation_data"):
+                    return False  # trained on, or handed to code that may train on it
+                uses += 1
+        return uses > 0 and uses == sum(len(self._mentions().get(name, [])) for name in set(names))
+
     def _only_describes(self, site: CallSite, arg: cst.Arg, passes: frozenset[str]) -> bool:
         func = site.call.func
         function = self.functions.get(func.value) if isinstance(func, cst.Name) else None
@@ -635,7 +663,32 @@ class PipelineModel(KerasQueries):
                         self._dead_calls.update(id(inner) for inner in nodes_of(node.body, cst.Call))
             if not self.notebook:  # (a notebook's cells run in any order, beside IPython's own names)
                 self._dead_calls |= calls_never_reached(self.module, self.source)
+            self._dead_calls |= self._switched_off_by_every_call()
         return id(call) in self._dead_calls
+
+    def _switched_off_by_every_call(self) -> set[int]:
+        """The ids of the calls in `if flag:` blocks of a function of this module that every call
+        of it here switches off (`Masterswitch(evaluate=False, predict=True)`, or a literal False
+        default no call overrides), where nothing else names the function: no other module reads
+        it, and the module only defines and calls it."""
+        dead: set[int] = set()
+        defined = [(name, function) for name, function in self.functions.items()]
+        defined += [(name, function) for methods in self.methods.values() for name, function in methods.items()]
+        for name, function in defined:
+            sites = [site.call for site in self.calls
+                     if isinstance(site.call.func, cst.Name) and site.call.func.value == name
+                     or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == name]
+            if not sites or not (any(_is_bool(p.default) for p in all_params(function.params))
+                                 or any(_is_bool(arg.value) for call in sites for arg in call.args)):
+                continue
+            if self._word_count(name) != 1 + len(sites) or read_by_importers(self.project, name):
+                continue  # (handed on, or called from elsewhere: other calls may switch it on)
+            off = None
+            for call in sites:
+                here = {id(c) for c in switched_off_by_arguments(function, call)}
+                off = here if off is None else off & here
+            dead |= off or set()
+        return dead
 
     def dropped(self, op: Op) -> bool:
         """Is what `op` builds never used? Nothing consumes it, its chain is bound to a name that the
@@ -886,3 +939,6 @@ def _only_described_through(function: cst.FunctionDef, param: str, passes: froze
             return False
     return True
 
+
+def _is_bool(value: cst.BaseExpression | None) -> bool:
+    return isinstance(value, cst.Name) and value.value in ("True", "False")

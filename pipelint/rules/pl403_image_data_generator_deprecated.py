@@ -92,19 +92,24 @@ def _only_writes_to_disk(model, construction: cst.Call) -> bool:
 
 def _advice(target) -> str:
     """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
-    experimental ones from 2.3, a tf.data pipeline before."""
+    experimental ones from 2.3, a tf.data pipeline before; on Keras 2, also `fit`'s workers."""
+    workers = _KERAS2_WORKERS if target.keras_major == 2 else ""
     if target.is_before((2, 3)):
         return (f"on {target.describe_tensorflow()} build a tf.data pipeline instead (`Dataset.list_files`, "
-                f"`tf.io.decode_image` and `tf.image` random ops in a parallel `map`)")
+                f"`tf.io.decode_image` and `tf.image` random ops in a parallel `map`){workers}")
     experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with the preprocessing layers of "
                     "`tf.keras.layers.experimental.preprocessing` (`RandomFlip`, `RandomRotation`, ...)")
     if target.is_before((2, 6)):
-        return f"on {target.describe_tensorflow()} use {experimental} in the model or a parallel `map`"
+        return f"on {target.describe_tensorflow()} use {experimental} in the model or a parallel `map`{workers}"
     current = ("`keras.utils.image_dataset_from_directory` with preprocessing layers (`RandomFlip`, "
                "`RandomRotation`, ...) in the model or a parallel `map`")
     if target.keras_major == 2 and not target.is_from((2, 6)):
-        return f"use {current} (TensorFlow 2.6 and later; from 2.3: {experimental})"
-    return f"use {current}"
+        return f"use {current} (TensorFlow 2.6 and later; from 2.3: {experimental}){workers}"
+    return f"use {current}{workers}"
+
+
+# Keras 2 loads a generator's batches in parallel when `fit` is asked to (Keras 3 has no workers here).
+_KERAS2_WORKERS = "; or, on Keras 2, load batches in parallel with `fit(..., workers=N, use_multiprocessing=True)`"
 
 
 class ImageDataGeneratorDeprecated(Rule):
@@ -133,8 +138,12 @@ Impact: speed where the generator reads image files (`flow_from_directory`,
 with no `workers`, and Keras 2's `fit` loads them in one worker unless given `workers=N`.
 Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only rescales arrays
 already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
-batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported. The replacement named follows the target: the stable names from TensorFlow 2.6, the
-`experimental` ones from 2.3, a tf.data pipeline before.
+batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
+are only evaluated or predicted on (`evaluate`, `predict`, `validation_data`) is minor speed (shown with
+`--show-minor-speed`): loading them costs no training step. The replacement named follows the target:
+the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
+Keras 2 also `fit(workers=N, use_multiprocessing=True)`. The message calls it deprecated only where
+the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
 
 ## Example
 ```python
@@ -194,7 +203,7 @@ No automatic fix.
             train = datagen.flow_from_directory('data/train', target_size=(224, 224))
             """,
             line=2, column=11, end_column=29,
-            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
+            message="`ImageDataGenerator` is deprecated and ",
         ),
         Invalid(
             """
@@ -206,10 +215,10 @@ No automatic fix.
                 return tf.keras.preprocessing.image.ImageDataGenerator()
             """,
             line=5, column=16, end_column=63,
-            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
+            message="`ImageDataGenerator` is deprecated and ",
             also=(
                 At(line=6, column=12, end_column=59,
-                   message="`ImageDataGenerator` is deprecated and augments in Python one batch"),
+                   message="`ImageDataGenerator` is deprecated and "),
             ),
         ),
         Invalid(
@@ -218,7 +227,7 @@ No automatic fix.
             aug = keras.preprocessing.image.ImageDataGenerator(zoom_range=0.2).flow(x, y, batch_size=32)
             """,
             line=2, column=7, end_column=51,
-            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
+            message="`ImageDataGenerator` is deprecated and ",
         ),
         Invalid(
             """
@@ -227,7 +236,7 @@ No automatic fix.
             gen = IDG(validation_split=0.2)
             """,
             line=3, column=7, end_column=10,
-            message="`ImageDataGenerator` is deprecated and augments in Python one batch",
+            message="`ImageDataGenerator` is deprecated and ",
         ),
     )
 
@@ -244,6 +253,13 @@ No automatic fix.
             # Keras 3's legacy copy has no workers.
             serial_work = (_decodes_files(ctx.model, site.call) or _augments(site.call)) and not (
                 target.keras_major == 2 and _fit_given_workers(ctx.model))
+            # (batches only evaluated or predicted on: loading them in Python costs no training time)
+            evaluated_only = ctx.model.only_evaluated(_flows(ctx.model, site.call))
+            impact = None if not serial_work else Impact.MINOR_SPEED if evaluated_only else Impact.SPEED
+            # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
+            # 2.11-2.15 API docs); on an older target it is the current API, and says so.
+            deprecated = "is deprecated and " if target.is_from((2, 11)) else ""
+            work = "augments" if _augments(site.call) else "loads"
             ctx.report(site.call.func,
-                       f"`ImageDataGenerator` is deprecated and augments in Python one batch at a time; "
-                       f"{_advice(target)}", impact=Impact.SPEED if serial_work else None)
+                       f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
+                       f"{_advice(target)}", impact=impact)
