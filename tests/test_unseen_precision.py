@@ -900,7 +900,7 @@ def test_a_generator_only_evaluated_is_minor_speed_and_old_targets_hear_no_depre
         model.fit(train_gen, validation_data=test_gen, epochs=3)
     """})
     found = {d.line: d for d in check_paths([root], select=["PL403"])}
-    assert found[2].impact.value == "minor-speed"  # (read only by evaluate and as validation_data)
+    assert found[2].impact.value == "speed"  # (validation_data loads every epoch of training)
     assert found[4].impact.value == "speed"
     assert "deprecated" not in found[4].message and "workers=N, use_multiprocessing=True" in found[4].message
     only_evaluated = _project(tmp_path / "b", {"evaluate.py": """
@@ -911,3 +911,26 @@ def test_a_generator_only_evaluated_is_minor_speed_and_old_targets_hear_no_depre
     """})
     [finding] = check_paths([only_evaluated], select=["PL403"])
     assert finding.impact.value == "minor-speed" and finding.message.startswith("`ImageDataGenerator` is deprecated")
+
+
+def test_order_rules_are_quiet_on_data_a_module_that_trains_nothing_reads(tmp_path):
+    root = _project(tmp_path, {"read_records.py": """
+        import tensorflow as tf
+        data = tf.data.TFRecordDataset(files)
+        data = data.repeat()
+        data = data.shuffle(40)
+        data = data.map(parser, num_parallel_calls=4).batch(4).prefetch(4)
+        data = data.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            while True:
+                print(sess.run(data))
+    """, "train_records.py": """
+        import tensorflow as tf
+        data = tf.data.TFRecordDataset(files).repeat().shuffle(40).batch(4)
+        batch = data.make_one_shot_iterator().get_next()
+        train_op = tf.train.AdamOptimizer().minimize(loss(batch))
+        with tf.Session() as sess:
+            while True:
+                sess.run(train_op)
+    """})
+    assert _found(root, "PL204") == [("train_records.py", 2, "PL204")]

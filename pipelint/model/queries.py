@@ -557,8 +557,8 @@ class PipelineModel(KerasQueries):
 
     def only_evaluated(self, flows: list[cst.Call]) -> bool:
         """Are these calls' results (a generator's flows) bound to names that the module hands
-        only to `evaluate`/`predict` or as `validation_data`, never to a training call nor
-        anywhere else?"""
+        only to `evaluate`/`predict`, never to a training call (nor as its `validation_data`,
+        loaded every epoch while training) nor anywhere else?"""
         names = [self._bound_name(flow) for flow in flows]
         if not flows or None in names:
             return False
@@ -570,8 +570,8 @@ class PipelineModel(KerasQueries):
                     continue
                 method = func.attr.value if isinstance(func, cst.Attribute) else None
                 keyword = arg.keyword.value if arg.keyword is not None else None
-                if not (method in _EVALUATING_METHODS or keyword == "validation_data"):
-                    return False  # trained on, or handed to code that may train on it
+                if method not in _EVALUATING_METHODS:
+                    return False  # trained on, validated on while training, or handed on
                 uses += 1
         return uses > 0 and uses == sum(len(self._mentions().get(name, [])) for name in set(names))
 
@@ -879,8 +879,10 @@ class PipelineModel(KerasQueries):
     def never_trained_on(self, op: Op) -> bool:
         """Does what `op` builds never reach training: every known use is one of `NOT_TRAINING`
         (validation, evaluation, a look), or nothing reads it (`dropped`: built in code that never
-        runs, or bound to a name nothing reads)? Example order and epochs do not matter there."""
-        return self.only_used_for(op, NOT_TRAINING) or self.dropped(op)
+        runs, or bound to a name nothing reads)? Example order and epochs do not matter there. (A
+        `pass` over the data, a loop that runs no model in a module that trains nothing, or a TF
+        1.x iterator read where nothing trains, converts, prints or plots it: no training either.)"""
+        return self.only_used_for(op, NOT_TRAINING | {"pass"}) or self.dropped(op)
 
     def only_used_for(self, op: Op, kinds: frozenset[str]) -> bool:
         """Is every known use of what `op` builds one of these kinds? False when no use is known

@@ -139,8 +139,8 @@ with no `workers`, and Keras 2's `fit` loads them in one worker unless given `wo
 Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only rescales arrays
 already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
 batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
-are only evaluated or predicted on (`evaluate`, `predict`, `validation_data`) is minor speed (shown with
-`--show-minor-speed`): loading them costs no training step. The replacement named follows the target:
+are only evaluated or predicted on (`evaluate`, `predict`) is minor speed (shown with
+`--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)`. The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
@@ -253,7 +253,7 @@ No automatic fix.
             # Keras 3's legacy copy has no workers.
             serial_work = (_decodes_files(ctx.model, site.call) or _augments(site.call)) and not (
                 target.keras_major == 2 and _fit_given_workers(ctx.model))
-            # (batches only evaluated or predicted on: loading them in Python costs no training time)
+            # (batches only evaluated or predicted on, after training: loading them costs no training time)
             evaluated_only = ctx.model.only_evaluated(_flows(ctx.model, site.call))
             impact = None if not serial_work else Impact.MINOR_SPEED if evaluated_only else Impact.SPEED
             # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
