@@ -19,7 +19,7 @@ import tokenize
 import warnings
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
 import libcst as cst
 
@@ -242,11 +242,13 @@ def _could_fire(source: str, codes: frozenset[str]) -> bool:
 
 def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settings | None",
                 tree: ast.Module | None = None, project: "ModuleView | None" = None,
-                target: "Target | None" = None) -> list[Diagnostic]:
+                target: "Target | None" = None,
+                parse: Callable[[str], cst.Module] | None = None) -> list[Diagnostic]:
     """All diagnostics for one decoded source text, suppressions applied, sorted. `tree`: the
     source's `ast` when the caller has parsed it already (a notebook's program). `project`: the
     module's view of the project index (calls into other modules are followed). `target`: the
-    TensorFlow/Keras the file is written for (None: inferred from `path` and `source`)."""
+    TensorFlow/Keras the file is written for (None: inferred from `path` and `source`). `parse`:
+    one that re-parses only what an edit changed (`reparse.Reparser`); None: libcst's parser."""
     receives = project is not None and project.receives
     names_tf = _MENTIONS_TF.search(source) is not None
     if has_skip_file(source) or not (receives or names_tf or may_use_datasets(source, names_tf)):
@@ -262,7 +264,7 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     if isinstance(tree, Diagnostic):
         return _suppressed(source, path, codes, [tree])
     try:
-        module = cst.parse_module(source)
+        module = (parse or cst.parse_module)(source)
     except cst.ParserSyntaxError as error:
         # CPython accepted the file: this is a limit of libcst's grammar, say so.
         message = f"libcst cannot parse this file (CPython can): {error.message}".replace("\n", " ")

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipelint.codes import CODES
 from pipelint.config import CliOverrides, ConfigError, Settings, SettingsResolver
 from pipelint.diagnostics import Diagnostic
 from pipelint.results import FixMode
+
+if TYPE_CHECKING:
+    from pipelint.reparse import Reparser
 
 __all__ = ["Cell", "ConfigError", "Linter", "NotebookFindings"]
 
@@ -63,12 +68,18 @@ def notebook_json(cells: list[Cell], metadata: dict | None = None) -> str:
     return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": metadata or {}, "cells": out})
 
 
+_KEPT_DOCUMENTS = 8
+
+
 class Linter:
     """Settings and checks for the documents of one workspace root."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self._resolver = SettingsResolver(CliOverrides(), cwd=root)
+        #: The last parse of each recently checked document: an edit re-parses only the
+        #: statements it touches. (A few documents: the ones being edited.)
+        self._reparsers: dict[str, "Reparser"] = {}
 
     def reload_settings(self) -> None:
         """Forget every configuration read so far (a pyproject.toml or pipelint.toml changed)."""
@@ -92,8 +103,13 @@ class Linter:
         codes = settings.enabled_codes(path)
         try:
             from pipelint.engine import lint_source, run_with_deep_stack
+            from pipelint.reparse import Reparser
 
-            found = run_with_deep_stack(lint_source, text, shown, codes, settings)
+            reparser = self._reparsers.pop(shown, None) or Reparser()
+            self._reparsers[shown] = reparser  # (most recent last)
+            while len(self._reparsers) > _KEPT_DOCUMENTS:
+                del self._reparsers[next(iter(self._reparsers))]
+            found = run_with_deep_stack(partial(lint_source, parse=reparser.parse), text, shown, codes, settings)
         except Exception as error:  # noqa: BLE001 - a bug becomes a finding, never a dead server
             return [_internal_error(shown, error)]
         return [d for d in found if d.code in codes and settings.shows(d)]
