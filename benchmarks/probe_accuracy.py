@@ -190,9 +190,10 @@ def real(rounds: int, ids: list[str], workdir: str, out: str | None) -> None:
                     runs[v].append(real_clock(sid, v, workdir))
             results["scripts"][sid] = {
                 "verdict": r.get("verdict"), "input_wait_ms": r.get("input_wait_ms"),
-                "step_time_ms": r.get("step_time_ms"),
+                "step_time_ms": r.get("step_time_ms"), "cpu_share": r.get("cpu_share"),
                 "suggestion": None if sugg is None else {
-                    k: sugg.get(k) for k in ("code", "action", "expected_speedup", "speedup_basis", "message")},
+                    k: sugg.get(k) for k in ("code", "action", "expected_speedup", "speedup_basis", "message",
+                                             "cpu_returned")},
                 "runs": runs}
             if out:
                 with open(out, "w") as f:
@@ -255,6 +256,21 @@ def real_table(results: dict) -> None:
               f" ({'right' if right else 'wrong'}) | {f'{100 * e:.0f}%' if e is not None else '-'} |")
     n = len(results["scripts"])
     print(f"\nverdicts {verdicts}/{n}; best fix first {hits}/{n}; promises within 30% {promises}/{n}")
+    # The CPU the input takes from the model (issue 30): the probe's step with all of it returned
+    # against the memory swap, which returns all of it (every batch from memory).
+    print("\n| script | process cores / available, on-CPU share | pipeline CPU per step (share) | cores spent |"
+          " returned: probe | memory swap, measured |")
+    print("|---|---|---|---|---|---|")
+    for sid, s in results["scripts"].items():
+        cs = s.get("cpu_share")
+        if not cs:
+            continue
+        mem = _ratios(s["runs"], "memory", "job-step-ms")
+        q = cs.get("on_cpu_share")
+        print(f"| {sid} | {cs['process_cores_used']:.2f} / {cs['cores_available']:.2f}, {q if q is not None else '-'} |"
+              f" {cs['pipeline_cpu_ms_per_step']:.1f} ms ({100 * (cs['pipeline_cpu_share'] or 0):.0f}%) |"
+              f" {'yes' if cs['cores_spent'] else 'no'} | {cs['speedup_if_returned']:.2f}x |"
+              f" {statistics.median(mem) if mem else float('nan'):.2f}x |")
 
 
 def slow_stage(r: dict) -> dict | None:
