@@ -164,6 +164,21 @@ def test_the_report_figures_say_what_was_measured(source):
     assert not idle["cores_spent"] and idle["speedup_if_returned"] == 1.0
 
 
+
+def test_the_report_says_it_plainly_and_verify_does_not_run_a_bound_it_cannot_apply(source):
+    from pipelint.profiler.advise import pricing
+    from pipelint.profiler.output.report import cpu_share_line
+    figs = advice.figures(stages_of(source), 2)
+    d = advice.cpu_share(figs, 50.0, 1.9, 2, 1.9, 0.7).to_dict(50.0)
+    line = cpu_share_line(d)
+    assert "takes 11.2 ms of CPU per step" in line and "on a CPU 70% of their ready time" in line
+    assert "model's loss" in line and f"{d['speedup_if_returned']:.2f}x" in line
+    assert cpu_share_line(advice.cpu_share(figs, 50.0, 0.9, 2, 1.0, 1.0).to_dict(50.0)) is None
+    sugg = suggest(stages_of(source))
+    cands, skipped = pricing.candidates({"suggestions": sugg, "stages": [], "steps": 10}, unsafe_fixes=False)
+    assert [c["suggestion"]["action"] for c in cands] == ["cache"]  # its fix is applied and measured
+    assert any("cheaper-stage" in why for why in skipped)
+
 # -- a real job: the model trains on every core, the pipeline runs ahead on the same cores ---------
 
 JOB = '''import numpy as np
