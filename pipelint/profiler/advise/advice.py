@@ -277,6 +277,7 @@ class CpuShare:
     on_cpu: float | None  # share of its threads' ready time on a CPU (None: not read; 1 assumed)
     others_busy: float  # cores other processes kept busy
     step_ms: float = 0.0  # S: the median step these figures are per
+    pipeline_cpu_measured_ms: float | None = None  # X before the model's floor (see cpu_share)
 
     @property
     def spent(self) -> bool:
@@ -289,6 +290,12 @@ class CpuShare:
     def material(self) -> bool:
         """The host is spent and the pipeline's CPU is a material share of the process's."""
         return self.spent and self.pipeline_cpu_ms >= MATERIAL_CPU * self.process_cpu_ms
+
+    def scaled(self, stages_cpu_ms: float) -> float:
+        """Some stages' CPU from the stage figures, scaled as the total was (`cpu_share`'s floor)."""
+        if not self.pipeline_cpu_measured_ms:
+            return stages_cpu_ms
+        return stages_cpu_ms * min(1.0, self.pipeline_cpu_ms / self.pipeline_cpu_measured_ms)
 
     def why(self) -> str:
         """Why the cores count as spent, in words (the figures that say so)."""
@@ -322,6 +329,8 @@ class CpuShare:
                 "other_processes_busy_cores": round(self.others_busy, 2),
                 "process_cpu_ms_per_step": round(self.process_cpu_ms, 3),
                 "pipeline_cpu_ms_per_step": round(self.pipeline_cpu_ms, 3),
+                "pipeline_cpu_ms_per_step_from_stages": round(self.pipeline_cpu_measured_ms, 3)
+                if self.pipeline_cpu_measured_ms is not None else None,
                 "pipeline_cpu_share": round(self.pipeline_cpu_ms / self.process_cpu_ms, 4) if self.process_cpu_ms else None,
                 "on_cpu_share": round(self.on_cpu, 3) if self.on_cpu is not None else None,
                 "cores_spent": self.spent, "material": self.material,
@@ -332,18 +341,26 @@ class CpuShare:
                          " in proportion to what each holds: S' = (U - X) / c', where the host's cores are spent (c >= "
                          f"{CORES_SPENT:g} x the cores available, or its threads on a CPU at most"
                          f" {CONTENDED_ON_CPU:g} of their ready time); X from tf.data's stage times x the"
-                         " on-CPU share, or Python stages' thread CPU"}
+                         " on-CPU share, or Python stages' thread CPU, at most U less the model's floor"
+                         " ((step - wait) x min(on-CPU share, c): its ops keep a thread ready through the step)"}
 
 
 def cpu_share(figs: list[StageFigures], step_ms: float, cores_used: float | None, cpus: int,
-              system_busy: float | None, on_cpu: float | None) -> CpuShare | None:
+              system_busy: float | None, on_cpu: float | None, wait_ms: float = 0.0) -> CpuShare | None:
+    """The figures of `CpuShare`. The pipeline's CPU is at most what the model's own step leaves of
+    the process's: while the step does not wait for input, the model's ops keep at least one thread
+    ready to run, on a CPU the on-CPU share of that time (and at most c cores in all). A stage whose
+    TF ops wait for TensorFlow's own thread pools (busy with the model's ops) has a wall time per
+    call that is neither CPU nor run-queue time; this keeps it from being counted as CPU."""
     if not step_ms or not cores_used or cores_used <= 0:
         return None
     others = max(0.0, (system_busy or 0.0) - cores_used) if system_busy is not None else 0.0
     available = max(cores_used, cpus - others)
     process = cores_used * step_ms
-    pipeline = min(process, sum(stage_cpu_ms(f, on_cpu) for f in figs))
-    return CpuShare(cores_used, available, process, pipeline, on_cpu, others, step_ms)
+    measured = sum(stage_cpu_ms(f, on_cpu) for f in figs)
+    model_floor = max(0.0, step_ms - (wait_ms or 0.0)) * min(on_cpu if on_cpu is not None else 1.0, cores_used)
+    pipeline = max(0.0, min(measured, process - model_floor))
+    return CpuShare(cores_used, available, process, pipeline, on_cpu, others, step_ms, measured)
 
 
 def situation(figs: list[StageFigures], step_ms: float, wait_ms: float, cores_used: float | None,
@@ -420,7 +437,7 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
     have_steps = bool(step_ms) and wait_ms is not None
     sit = situation(figs, step_ms or 0.0, wait_ms or 0.0, cores_used, cpus) if have_steps else None
     if sit is not None:
-        sit.cpu = cpu_share(figs, sit.step_ms, cores_used, cpus, system_busy, on_cpu)
+        sit.cpu = cpu_share(figs, sit.step_ms, cores_used, cpus, system_busy, on_cpu, sit.wait_ms)
     total_wall = sum(f.wall_per_batch_ms for f in figs if f.stage.kind != "prefetch") or 1.0
     busy = cores_used if cores_used is not None else 0.0
     free_cores = max(0.0, cpus - max(busy, system_busy or 0.0))
@@ -668,7 +685,7 @@ def _cache_after(add, sit: Situation, figs: list[StageFigures], i: int, f: Stage
     cpu_saved = sum(g.per_batch_ms for g in [f, *inner] if g.work == "tf-ops")
     # On a spent host the cached epochs also hand the CPU of these stages back to the model.
     on_cpu = sit.cpu.on_cpu if sit.cpu is not None else None
-    returned_cpu = sum(stage_cpu_ms(g, on_cpu) for g in [f, *inner])
+    returned_cpu = sit.cpu.scaled(sum(stage_cpu_ms(g, on_cpu) for g in [f, *inner])) if sit.cpu is not None else 0.0
     gain = sit.returned_ms(returned_cpu)
     cached_step = sit.project(sit.pipe_ms, after, cpu_saved, model_gain_ms=gain)
     job = epochs * sit.step_ms / (sit.step_ms + (epochs - 1) * cached_step)
@@ -704,7 +721,7 @@ def _cheaper_stage(add, sit: Situation, figs: list[StageFigures]) -> None:
     f = max(cands, key=lambda g: stage_cpu_ms(g, on_cpu), default=None)
     if f is None:
         return
-    x = stage_cpu_ms(f, on_cpu)
+    x = sit.cpu.scaled(stage_cpu_ms(f, on_cpu))
     if x < MATERIAL_CPU * sit.cpu.process_cpu_ms:
         return
     gain = sit.returned_ms(x)

@@ -80,7 +80,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
     on_cpu = host.on_cpu_share() if host is not None and hasattr(host, "on_cpu_share") else None
     suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem, epochs=epochs,
                                  py_overhead_ms=py_overhead, system_busy=system_busy, on_cpu=on_cpu)
-    share = advice.cpu_share(figs, step_ms, cores_used, cpus, system_busy, on_cpu) if step_ms else None
+    share = advice.cpu_share(figs, step_ms, cores_used, cpus, system_busy, on_cpu, wait_ms or 0.0) if step_ms else None
     if verdict == "model-bound":
         # The step does not wait for input: only memory advice, and the actions that hand the CPU the
         # pipeline's threads take back to the model on a host whose cores are spent.
