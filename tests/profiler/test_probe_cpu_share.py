@@ -186,7 +186,7 @@ def test_the_report_figures_say_what_was_measured(source):
 
 def test_the_report_says_it_plainly_and_verify_does_not_run_a_bound_it_cannot_apply(source):
     from pipelint.profiler.advise import pricing
-    from pipelint.profiler.output.report import cpu_share_line
+    from pipelint.profiler.advise.advice import cpu_share_line
     figs = advice.figures(stages_of(source), 2)
     d = advice.cpu_share(figs, 50.0, 1.9, 2, 1.9, 0.7).to_dict(50.0)
     line = cpu_share_line(d)

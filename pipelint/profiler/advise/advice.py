@@ -363,6 +363,20 @@ def cpu_share(figs: list[StageFigures], step_ms: float, cores_used: float | None
     return CpuShare(cores_used, available, process, pipeline, on_cpu, others, step_ms, measured)
 
 
+def cpu_share_line(cs: dict | None) -> str | None:
+    """The CPU the input takes from the model, in words, from the report's `cpu_share` where it is priced
+    (else None): the text and HTML reports both say it."""
+    if not cs or not cs.get("material"):
+        return None
+    queued = (f"; its threads were on a CPU {100 * cs['on_cpu_share']:.0f}% of their ready time"
+              if cs.get("on_cpu_share") is not None else "")
+    return (f"the pipeline takes {cs['pipeline_cpu_ms_per_step']:.1f} ms of CPU per step"
+            f" ({100 * cs['pipeline_cpu_share']:.0f}% of the process's) on cores that are spent (the process keeps"
+            f" {cs['process_cores_used']:.2f} of the {cs['cores_available']:.2f} it can get busy{queued}): that CPU"
+            f" is the model's loss; returned, the step would be about {cs['step_ms_if_returned']:.1f} ms"
+            f" ({cs['speedup_if_returned']:.2f}x)")
+
+
 def situation(figs: list[StageFigures], step_ms: float, wait_ms: float, cores_used: float | None,
               cpus: int) -> Situation:
     overlapped = any(f.stage.kind == "prefetch" or (f.stage.parallelism or 1) > 1 for f in figs)

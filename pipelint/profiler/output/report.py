@@ -277,7 +277,7 @@ def render_text(r: dict[str, Any]) -> str:
     elif r["verdict"] == "model-bound":
         lines.append("\n  no input bottleneck: the step waits for input less than"
                      f" {100 * r['thresholds']['model_bound']:.0f}% of its time")
-    line = cpu_share_line(r.get("cpu_share"))
+    line = advice.cpu_share_line(r.get("cpu_share"))
     if line:
         lines.append(f"  input CPU: {line}")
     if r["suggestions"]:
@@ -326,19 +326,6 @@ def render_text(r: dict[str, Any]) -> str:
     lines.append(f"  environment: TensorFlow {env['tensorflow']}, Keras {env['keras']}, {env['cpus']} CPUs,"
                  f" {env['gpus']} GPUs")
     return "\n".join(lines) + "\n"
-
-
-def cpu_share_line(cs: dict | None) -> str | None:
-    """The CPU the input takes from the model, in words, where it is priced (else None)."""
-    if not cs or not cs.get("material"):
-        return None
-    queued = (f"; its threads were on a CPU {100 * cs['on_cpu_share']:.0f}% of their ready time"
-              if cs.get("on_cpu_share") is not None else "")
-    return (f"the pipeline takes {cs['pipeline_cpu_ms_per_step']:.1f} ms of CPU per step"
-            f" ({100 * cs['pipeline_cpu_share']:.0f}% of the process's) on cores that are spent (the process keeps"
-            f" {cs['process_cores_used']:.2f} of the {cs['cores_available']:.2f} it can get busy{queued}): that CPU"
-            f" is the model's loss; returned, the step would be about {cs['step_ms_if_returned']:.1f} ms"
-            f" ({cs['speedup_if_returned']:.2f}x)")
 
 
 def _suggestion_head(s: dict) -> str:
