@@ -29,7 +29,10 @@ swapped for the same batches held in memory (the truth of the verdict: wait shar
 1 - memory/plain), and with each fix written by hand, alone; the order rotates every round.
 Measured = the job's own step clock, plain / variant per round, median over rounds (mean step
 for a cache, median step otherwise). `--out FILE` keeps the raw figures; `--table FILE` prints
-the table again from them.
+the table again from them. `--variants cache` runs only that fix beside the script as adapted,
+back to back (the probe's promise against its fix, nothing else between them). A second table
+puts the probe's `cpu_share` (the step with all the input's CPU returned to the model) beside the
+memory swap, which returns all of it.
 """
 from __future__ import annotations
 
@@ -170,7 +173,7 @@ def real_probe(sid: str, workdir: str, tmp: str) -> dict:
         return json.load(f)
 
 
-def real(rounds: int, ids: list[str], workdir: str, out: str | None) -> None:
+def real(rounds: int, ids: list[str], workdir: str, out: str | None, only: list[str] | None = None) -> None:
     sys.path.insert(0, REAL)
     from recipes import RECIPES
     results = {"rounds": rounds, "load_start": os.getloadavg()[0], "cpus": os.cpu_count(), "scripts": {}}
@@ -180,6 +183,8 @@ def real(rounds: int, ids: list[str], workdir: str, out: str | None) -> None:
             r = real_probe(sid, workdir, tmp)
             sugg = r["suggestions"][0] if r.get("suggestions") else None
             variants = ["plain", "memory", *RECIPES[sid]["fixes"]]
+            if only:  # e.g. plain,cache: the probe's fix against the script alone, back to back
+                variants = [v for v in variants if v in only or v == "plain"]
             runs: dict[str, list[dict]] = {v: [] for v in variants}
             for rnd in range(rounds):
                 order = variants[rnd % len(variants):] + variants[:rnd % len(variants)]
@@ -190,9 +195,10 @@ def real(rounds: int, ids: list[str], workdir: str, out: str | None) -> None:
                     runs[v].append(real_clock(sid, v, workdir))
             results["scripts"][sid] = {
                 "verdict": r.get("verdict"), "input_wait_ms": r.get("input_wait_ms"),
-                "step_time_ms": r.get("step_time_ms"),
+                "step_time_ms": r.get("step_time_ms"), "cpu_share": r.get("cpu_share"),
                 "suggestion": None if sugg is None else {
-                    k: sugg.get(k) for k in ("code", "action", "expected_speedup", "speedup_basis", "message")},
+                    k: sugg.get(k) for k in ("code", "action", "expected_speedup", "speedup_basis", "message",
+                                             "cpu_returned")},
                 "runs": runs}
             if out:
                 with open(out, "w") as f:
@@ -218,7 +224,7 @@ def real_table(results: dict) -> None:
     hits = verdicts = promises = 0
     for sid, s in results["scripts"].items():
         runs = s["runs"]
-        mem = _ratios(runs, "memory", "job-step-ms")
+        mem = _ratios(runs, "memory", "job-step-ms") if "memory" in runs else []
         ratio = statistics.median(mem) if mem else None
         share = 1 - 1 / ratio if ratio else None
         truth = "unknown" if share is None else (
@@ -234,7 +240,8 @@ def real_table(results: dict) -> None:
         best = max(fixes, key=lambda v: fixes[v][0]) if fixes else None
         # Within noise, nothing helps; and no input fix can beat input at no cost (the memory
         # swap): where that gives under 5%, a fix's larger figure is noise too.
-        best = best if best and fixes[best][0] >= 1.05 and ratio and ratio >= 1.05 else None
+        best = best if best and fixes[best][0] >= 1.05 and ("memory" not in runs or (ratio and ratio >= 1.05)) \
+            else None
         sugg = s["suggestion"]
         action = sugg["action"] if sugg else None
         local = action in fixes
@@ -250,11 +257,27 @@ def real_table(results: dict) -> None:
         promises += e is not None and e <= 0.30
         shown = (f"{pred:.2f}x" + (" (bound)" if bound else "")) if pred else "-"
         fx = "; ".join(f"{v} {m:.2f}x ({lo:.2f}-{hi:.2f})" for v, (m, lo, hi) in fixes.items()) or "-"
-        print(f"| {sid} | {s['verdict']} / {truth} ({100 * share:.0f}%, memory {ratio:.2f}x) | {top} |"
+        measured = f"{truth} ({100 * share:.0f}%, memory {ratio:.2f}x)" if ratio else "not run"
+        print(f"| {sid} | {s['verdict']} / {measured} | {top} |"
               f" {shown} | {f'{meas:.2f}x' if local else '- (nothing local)'} | {fx} | {best or 'none'}"
               f" ({'right' if right else 'wrong'}) | {f'{100 * e:.0f}%' if e is not None else '-'} |")
     n = len(results["scripts"])
     print(f"\nverdicts {verdicts}/{n}; best fix first {hits}/{n}; promises within 30% {promises}/{n}")
+    # The CPU the input takes from the model (issue 30): the probe's step with all of it returned
+    # against the memory swap, which returns all of it (every batch from memory).
+    print("\n| script | process cores / available, on-CPU share | pipeline CPU per step (share) | cores spent |"
+          " returned: probe | memory swap, measured |")
+    print("|---|---|---|---|---|---|")
+    for sid, s in results["scripts"].items():
+        cs = s.get("cpu_share")
+        if not cs:
+            continue
+        mem = _ratios(s["runs"], "memory", "job-step-ms") if "memory" in s["runs"] else []
+        q = cs.get("on_cpu_share")
+        print(f"| {sid} | {cs['process_cores_used']:.2f} / {cs['cores_available']:.2f}, {q if q is not None else '-'} |"
+              f" {cs['pipeline_cpu_ms_per_step']:.1f} ms ({100 * (cs['pipeline_cpu_share'] or 0):.0f}%) |"
+              f" {'yes' if cs['cores_spent'] else 'no'} | {cs['speedup_if_returned']:.2f}x |"
+              f" {statistics.median(mem) if mem else float('nan'):.2f}x |")
 
 
 def slow_stage(r: dict) -> dict | None:
@@ -277,6 +300,8 @@ def main() -> None:
                     help="--real: where the adapted scripts and their synthetic data go")
     ap.add_argument("--out", default=None, help="--real: keep the raw figures in this JSON file")
     ap.add_argument("--table", default=None, help="--real: print the table from a file of --out")
+    ap.add_argument("--variants", default=None,
+                    help="--real: run only these variants beside plain (e.g. cache: the fix against the script)")
     a = ap.parse_args()
     if a.table:
         with open(a.table) as f:
@@ -285,7 +310,8 @@ def main() -> None:
     if a.real:
         sys.path.insert(0, REAL)
         from recipes import RECIPES
-        real(a.rounds, a.jobs.split(",") if a.jobs else list(RECIPES), a.workdir, a.out)
+        real(a.rounds, a.jobs.split(",") if a.jobs else list(RECIPES), a.workdir, a.out,
+             a.variants.split(",") if a.variants else None)
         return
     if a.shapes:
         shapes(a.rounds, a.steps, a.jobs.split(",") if a.jobs else list(SHAPES))

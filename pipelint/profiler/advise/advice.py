@@ -11,6 +11,17 @@ cores busy x S, less the CPU the action removes; not applied to more threads on 
 whose floor is the GIL instead (`waiting_stage_ms`). A cache after a stage is priced over the
 job's epochs: epoch 1 as now, the others at the step without that stage and those before it.
 
+CPU the model loses to the pipeline (`CpuShare`): a pipeline that runs ahead never makes the step
+wait, yet on a host whose cores are spent (the process keeps busy nearly all the cores it can get:
+its affinity less what other processes keep busy) its threads take CPU the model's ops would use.
+Then C above holds that CPU, and an action that removes X ms of the pipeline's CPU per step gives
+the model the cores it held, shared with other processes in proportion to what each holds
+(`CpuShare.returned_ms`; with no other process, X / c ms of the step, c = the cores the process
+gets). X is measured: the stages' work per batch (tf.data's wall clock per call, turned into CPU
+by the share of their ready time the process's threads were on a CPU, schedstat) or, for Python
+stages, their calls' thread CPU. On a host with idle cores the pipeline's threads run on those and
+nothing is returned.
+
 Where the work of a stage goes is measured, not assumed (pytimer.PyTimer): a Python stage whose
 threads use less than half a core per call *waits* (I/O, sleeps) and gains from more threads than
 cores; one that *computes* holds the GIL, so threads give it nothing: its fix is a rewrite, and
@@ -49,6 +60,8 @@ ACTIONS = {
     "vectorize": "batch first, then map over whole batches (fewer, larger calls)",
     "data-service": "move input processing off this host (tf.data service workers), whose cores"
                     " are spent",
+    "cheaper-stage": "make the stage cost less CPU per element (smaller decode or resize, fewer ops): its"
+                     " threads take that CPU from the model on a host whose cores are spent",
     "limit": "none priced: the input's cost on this host and what would lower it (a statement, no speedup)",
 }
 
@@ -192,23 +205,30 @@ class Situation:
     pipe_ms: float  # P: the pipeline's time per delivered batch
     cpu_ms_per_step: float | None  # CPU time of the whole process per step, all cores
     cpus: int
+    cpu: CpuShare | None = None  # what the pipeline's CPU costs the model (None: not measured)
 
     @property
     def compute_ms(self) -> float:
         return max(0.0, self.step_ms - self.wait_ms)
 
+    def returned_ms(self, pipeline_cpu_ms: float) -> float:
+        """Wall time the model's step gains when the pipeline needs this much less CPU per step."""
+        return self.cpu.returned_ms(pipeline_cpu_ms) if self.cpu is not None else 0.0
+
     def project(self, stage_ms: float, new_stage_ms: float, cpu_saved_ms: float = 0.0,
-                make_overlap: bool = False, cpu_floor: bool = True) -> float:
+                make_overlap: bool = False, cpu_floor: bool = True, model_gain_ms: float = 0.0) -> float:
         """The step once one stage's wall time per batch goes from stage_ms to new_stage_ms.
 
         The pipeline takes at least the new stage's time: P' = max(b', P - b + b'). With overlap
         (prefetch, any asynchronous stage) the step is max(C, P'), else C + P'. `cpu_floor`: the
         process cannot do its CPU work faster than its cores allow (off for actions that add
         waiting threads: they add no CPU work, and the process CPU measured while a stage waits
-        holds idle polling that does not grow with the pace)."""
+        holds idle polling that does not grow with the pace). `model_gain_ms`: what the model's own
+        step gains from CPU the action hands back to it (`returned_ms`)."""
         new_pipe = max(new_stage_ms, self.pipe_ms - stage_ms + new_stage_ms)
         overlap = self.overlapped or make_overlap
-        new_step = max(self.compute_ms, new_pipe) if overlap else self.compute_ms + new_pipe
+        compute = max(0.0, self.compute_ms - model_gain_ms)
+        new_step = max(compute, new_pipe) if overlap else compute + new_pipe
         if cpu_floor and self.cpu_ms_per_step is not None:
             new_step = max(new_step, max(0.0, self.cpu_ms_per_step - cpu_saved_ms) / self.cpus)
         return max(new_step, 1e-9)
@@ -219,6 +239,142 @@ class Situation:
             return 1.0
         new_step = self.project(wall_saved_ms, 0.0, cpu_saved_ms, make_overlap)
         return max(1.0, self.step_ms / new_step)
+
+
+#: The host's cores are spent for this process when it keeps at least this share of the cores it can
+#: get busy (its affinity less the cores other processes keep busy).
+CORES_SPENT = 0.8
+#: ... or when its threads were on a CPU at most this share of the time they were ready to run: the
+#: rest they queued for a core, so the cores are contended whatever the busy figures say (those are
+#: averaged over the whole session, start-up included).
+CONTENDED_ON_CPU = 0.8
+#: The pipeline's CPU is priced as the model's loss only from this share of the process's CPU on.
+MATERIAL_CPU = 0.10
+
+
+def stage_cpu_ms(f: StageFigures, on_cpu: float | None) -> float:
+    """CPU per delivered batch that a stage's threads take: its Python calls' thread CPU where they
+    are timed, else tf.data's work per batch (wall clock per call, all threads) times the share of
+    its ready time a thread was on a CPU. A stage that waits, or a prefetch, takes next to none."""
+    if f.stage.kind == "prefetch":
+        return 0.0
+    if f.py_calls and f.py_cpu_ms is not None:
+        return f.elements_per_batch * f.py_cpu_ms
+    if f.work == "waits":
+        return 0.0
+    return f.per_batch_ms * (on_cpu if on_cpu is not None else 1.0)
+
+
+@dataclass
+class CpuShare:
+    """The process's CPU per step, the cores it can get, and the share of that CPU its input
+    pipeline takes: on a spent host that share comes out of the model's step."""
+
+    cores_used: float  # c: cores the process kept busy over the measured steps
+    cores_available: float  # its affinity less the cores other processes kept busy (at least c)
+    process_cpu_ms: float  # U: the process's CPU per step, all threads
+    pipeline_cpu_ms: float  # X: the input pipeline's CPU per step
+    on_cpu: float | None  # share of its threads' ready time on a CPU (None: not read; 1 assumed)
+    others_busy: float  # cores other processes kept busy
+    step_ms: float = 0.0  # S: the median step these figures are per
+    pipeline_cpu_measured_ms: float | None = None  # X before the model's floor (see cpu_share)
+
+    @property
+    def spent(self) -> bool:
+        """The cores are contended: the process keeps nearly all it can get busy, or its threads
+        queue for a core (then a core the pipeline's thread holds is one a model thread waits for)."""
+        return self.cores_used >= CORES_SPENT * self.cores_available or \
+            (self.on_cpu is not None and self.on_cpu <= CONTENDED_ON_CPU)
+
+    @property
+    def material(self) -> bool:
+        """The host is spent and the pipeline's CPU is a material share of the process's."""
+        return self.spent and self.pipeline_cpu_ms >= MATERIAL_CPU * self.process_cpu_ms
+
+    def scaled(self, stages_cpu_ms: float) -> float:
+        """Some stages' CPU from the stage figures, scaled as the total was (`cpu_share`'s floor)."""
+        if not self.pipeline_cpu_measured_ms:
+            return stages_cpu_ms
+        return stages_cpu_ms * min(1.0, self.pipeline_cpu_ms / self.pipeline_cpu_measured_ms)
+
+    def why(self) -> str:
+        """Why the cores count as spent, in words (the figures that say so)."""
+        parts = [f"the process keeps {self.cores_used:.2f} of the {self.cores_available:.2f} cores it can get busy"]
+        if self.others_busy >= 0.05:
+            parts[0] += f", {self.others_busy:.2f} busy with other processes"
+        if self.on_cpu is not None and self.on_cpu <= CONTENDED_ON_CPU:
+            parts.append(f"its threads queued for a core {100 * (1 - self.on_cpu):.0f}% of the time they were ready to run")
+        return "; ".join(parts)
+
+    def returned_ms(self, pipeline_cpu_ms: float) -> float:
+        """Wall time per step the model gains when the pipeline needs `pipeline_cpu_ms` (X) less CPU
+        per step; nothing on a host with idle cores (the pipeline's threads ran on those).
+
+        The process does its CPU work, U per step, at the cores it gets: c = U / S. The X ms of
+        pipeline CPU held f = X / S of them. Freed, that share goes to whoever waits for a core, in
+        proportion to what each holds: the process's remaining threads (c - f) and other processes
+        (o), so the process then gets c' = (c - f) + f (c - f) / (c - f + o), and S' = (U - X) / c'.
+        With no other process (o = 0) c' = c: S' = S - X / c, the whole share goes to the model."""
+        if not self.spent or self.cores_used <= 0 or self.step_ms <= 0:
+            return 0.0
+        x = min(pipeline_cpu_ms, self.pipeline_cpu_ms, self.process_cpu_ms)
+        f = x / self.step_ms
+        rest = max(self.cores_used - f, 1e-9)
+        cores = rest + f * rest / (rest + self.others_busy)
+        return max(0.0, self.step_ms - (self.process_cpu_ms - x) / cores)
+
+    def to_dict(self, step_ms: float) -> dict[str, Any]:
+        gain = self.returned_ms(self.pipeline_cpu_ms)
+        return {"process_cores_used": round(self.cores_used, 2), "cores_available": round(self.cores_available, 2),
+                "other_processes_busy_cores": round(self.others_busy, 2),
+                "process_cpu_ms_per_step": round(self.process_cpu_ms, 3),
+                "pipeline_cpu_ms_per_step": round(self.pipeline_cpu_ms, 3),
+                "pipeline_cpu_ms_per_step_from_stages": round(self.pipeline_cpu_measured_ms, 3)
+                if self.pipeline_cpu_measured_ms is not None else None,
+                "pipeline_cpu_share": round(self.pipeline_cpu_ms / self.process_cpu_ms, 4) if self.process_cpu_ms else None,
+                "on_cpu_share": round(self.on_cpu, 3) if self.on_cpu is not None else None,
+                "cores_spent": self.spent, "material": self.material,
+                "step_ms_if_returned": round(max(step_ms - gain, 1e-9), 3),
+                "speedup_if_returned": round(step_ms / max(step_ms - gain, 1e-9), 3) if step_ms else None,
+                "basis": "the process does its CPU work (U per step) at the cores it gets (c); the cores the"
+                         " pipeline's X ms per step held go to the process's other threads and to other processes"
+                         " in proportion to what each holds: S' = (U - X) / c', where the host's cores are spent (c >= "
+                         f"{CORES_SPENT:g} x the cores available, or its threads on a CPU at most"
+                         f" {CONTENDED_ON_CPU:g} of their ready time); X from tf.data's stage times x the"
+                         " on-CPU share, or Python stages' thread CPU, at most U less the model's floor"
+                         " ((step - wait) x min(on-CPU share, c): its ops keep a thread ready through the step)"}
+
+
+def cpu_share(figs: list[StageFigures], step_ms: float, cores_used: float | None, cpus: int,
+              system_busy: float | None, on_cpu: float | None, wait_ms: float = 0.0) -> CpuShare | None:
+    """The figures of `CpuShare`. The pipeline's CPU is at most what the model's own step leaves of
+    the process's: while the step does not wait for input, the model's ops keep at least one thread
+    ready to run, on a CPU the on-CPU share of that time (and at most c cores in all). A stage whose
+    TF ops wait for TensorFlow's own thread pools (busy with the model's ops) has a wall time per
+    call that is neither CPU nor run-queue time; this keeps it from being counted as CPU."""
+    if not step_ms or not cores_used or cores_used <= 0:
+        return None
+    others = max(0.0, (system_busy or 0.0) - cores_used) if system_busy is not None else 0.0
+    available = max(cores_used, cpus - others)
+    process = cores_used * step_ms
+    measured = sum(stage_cpu_ms(f, on_cpu) for f in figs)
+    model_floor = max(0.0, step_ms - (wait_ms or 0.0)) * min(on_cpu if on_cpu is not None else 1.0, cores_used)
+    pipeline = max(0.0, min(measured, process - model_floor))
+    return CpuShare(cores_used, available, process, pipeline, on_cpu, others, step_ms, measured)
+
+
+def cpu_share_line(cs: dict | None) -> str | None:
+    """The CPU the input takes from the model, in words, from the report's `cpu_share` where it is priced
+    (else None): the text and HTML reports both say it."""
+    if not cs or not cs.get("material"):
+        return None
+    queued = (f"; its threads were on a CPU {100 * cs['on_cpu_share']:.0f}% of their ready time"
+              if cs.get("on_cpu_share") is not None else "")
+    return (f"the pipeline takes {cs['pipeline_cpu_ms_per_step']:.1f} ms of CPU per step"
+            f" ({100 * cs['pipeline_cpu_share']:.0f}% of the process's) on cores that are spent (the process keeps"
+            f" {cs['process_cores_used']:.2f} of the {cs['cores_available']:.2f} it can get busy{queued}): that CPU"
+            f" is the model's loss; returned, the step would be about {cs['step_ms_if_returned']:.1f} ms"
+            f" ({cs['speedup_if_returned']:.2f}x)")
 
 
 def situation(figs: list[StageFigures], step_ms: float, wait_ms: float, cores_used: float | None,
@@ -279,20 +435,23 @@ def _par_text(st) -> str:
 def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_used: float | None,
             cpus: int | None = None, mem: int | None = None, names: bool = True,
             epochs: int | None = None, py_overhead_ms: float | None = None,
-            system_busy: float | None = None) -> list[dict]:
+            system_busy: float | None = None, on_cpu: float | None = None) -> list[dict]:
     """Suggestions, best first. Each: code, name, action, message, source, stage, expected_speedup,
     speedup_basis ("model": what the action should give; "upper-bound": the step if the stage cost
     nothing), verifiable (the probe can apply it at run time), safe (same elements), fix, and for
     actions that pay over epochs `priced_over`. `epochs`: how many epochs the job runs (cache).
     `py_overhead_ms`: TensorFlow's own CPU per py_function call (calibrate.py), GIL-bound like the
     function's. `system_busy`: cores busy system-wide (this process too): cores other processes
-    use are not free for a stage either.
+    use are not free for a stage either. `on_cpu`: the share of its ready time the process's threads
+    were on a CPU (`service.HostCpu.on_cpu_share`), which turns tf.data's wall times into CPU.
     `names=False` leaves `name` out (the live warning on the training thread needs only codes)."""
     cpus = cpus or available_cpus()
     figs = figures(stages, cpus)
     out: list[dict] = []
     have_steps = bool(step_ms) and wait_ms is not None
     sit = situation(figs, step_ms or 0.0, wait_ms or 0.0, cores_used, cpus) if have_steps else None
+    if sit is not None:
+        sit.cpu = cpu_share(figs, sit.step_ms, cores_used, cpus, system_busy, on_cpu, sit.wait_ms)
     total_wall = sum(f.wall_per_batch_ms for f in figs if f.stage.kind != "prefetch") or 1.0
     busy = cores_used if cores_used is not None else 0.0
     free_cores = max(0.0, cpus - max(busy, system_busy or 0.0))
@@ -414,6 +573,8 @@ def suggest(stages: list, step_ms: float | None, wait_ms: float | None, cores_us
     # Input-bound, and the slowest stage computes but cannot be given more parallelism here (the
     # cores are spent, or autotune held it below its ceiling): nothing local is left on this host.
     input_bound = sit is not None and sit.wait_ms >= INPUT_BOUND * sit.step_ms
+    if sit is not None and not input_bound and sit.cpu is not None and sit.cpu.material:
+        _cheaper_stage(add, sit, figs)
     if input_bound and not any(s["speedup_basis"] == "model" for s in out):
         b = bottleneck(figs)
         ceiling = local_ceiling(b, cores_used, cpus, system_busy) if b is not None else None
@@ -536,18 +697,62 @@ def _cache_after(add, sit: Situation, figs: list[StageFigures], i: int, f: Stage
     # From epoch 2 the pipeline is what comes after the cache: the stages after this one.
     after = sum(g.wall_per_batch_ms for g in figs[:i] if g.stage.kind != "prefetch")
     cpu_saved = sum(g.per_batch_ms for g in [f, *inner] if g.work == "tf-ops")
-    cached_step = sit.project(sit.pipe_ms, after, cpu_saved)
+    # On a spent host the cached epochs also hand the CPU of these stages back to the model.
+    on_cpu = sit.cpu.on_cpu if sit.cpu is not None else None
+    returned_cpu = sit.cpu.scaled(sum(stage_cpu_ms(g, on_cpu) for g in [f, *inner])) if sit.cpu is not None else 0.0
+    gain = sit.returned_ms(returned_cpu)
+    cached_step = sit.project(sit.pipe_ms, after, cpu_saved, model_gain_ms=gain)
     job = epochs * sit.step_ms / (sit.step_ms + (epochs - 1) * cached_step)
+    more: dict[str, Any] = {}
+    returned = ""
+    if gain > 0:
+        c = sit.cpu
+        more["cpu_returned"] = {"pipeline_cpu_ms": round(returned_cpu, 3), "cores_used": round(c.cores_used, 2),
+                                "cores_available": round(c.cores_available, 2), "step_gain_ms": round(gain, 3)}
+        returned = (f"; this host's cores are spent ({c.why()}), so the {returned_cpu:.1f} ms of CPU per step"
+                    f" these stages take is the model's loss: the cached epochs give it back, {gain:.1f} ms per"
+                    f" step (the cores they held go to the model's threads"
+                    + (" and, in proportion, to the other processes" if c.others_busy >= 0.05 else "") + ")")
     add(None, "cache", f,
         f"map at {where(op)} is deterministic (no random ops) and re-computed every epoch; {cost}, {share};"
         f" its output, {card} elements x {bpe:.0f} B = {human_bytes(need)}, fits in memory"
         f" ({human_bytes(mem)} available). Add .cache() right after it: epoch 1 runs as now and fills the"
         f" cache, epochs 2-{epochs} read it at about {cached_step:.1f} ms/step instead of {sit.step_ms:.1f}"
-        f" ({sit.step_ms / cached_step:.1f}x on those epochs, {job:.2f}x over the job's {epochs} epochs)",
+        f" ({sit.step_ms / cached_step:.1f}x on those epochs, {job:.2f}x over the job's {epochs} epochs)"
+        + returned,
         job, fix={"cache_after": {"path": op.path, "line": op.line}},
         priced_over={"epochs": epochs, "paying_epochs": f"2-{epochs}", "step_ms_cached": round(cached_step, 3),
                      "per_step_speedup": round(sit.step_ms / cached_step, 2),
-                     "steps_per_epoch": math.ceil(card / max(f.elements_per_batch, 1.0))})
+                     "steps_per_epoch": math.ceil(card / max(f.elements_per_batch, 1.0))}, **more)
+
+
+def _cheaper_stage(add, sit: Situation, figs: list[StageFigures]) -> None:
+    """The stage that takes the most CPU per step, on a spent host where the step does not wait for
+    input: what the model's step would be if that stage cost no CPU (an upper bound: how much cheaper
+    it can be made is the user's call). Cache advice, where it applies, is the priced form of it."""
+    on_cpu = sit.cpu.on_cpu
+    cands = [f for f in figs if f.stage.kind not in ("prefetch",) and f.stage.op.path]
+    f = max(cands, key=lambda g: stage_cpu_ms(g, on_cpu), default=None)
+    if f is None:
+        return
+    x = sit.cpu.scaled(stage_cpu_ms(f, on_cpu))
+    if x < MATERIAL_CPU * sit.cpu.process_cpu_ms:
+        return
+    gain = sit.returned_ms(x)
+    new_step = sit.project(f.wall_per_batch_ms, 0.0, cpu_saved_ms=x, model_gain_ms=gain)
+    op, c = f.stage.op, sit.cpu
+    per_element = x / f.elements_per_batch
+    add(None, "cheaper-stage", f,
+        f"{op.name} at {where(op)} takes {x:.1f} ms of CPU per step ({f.elements_per_batch:.3g} elements x"
+        f" {per_element:.2f} ms; {100 * x / c.process_cpu_ms:.0f}% of the process's {c.process_cpu_ms:.0f} ms)."
+        f" The step does not wait for it, but this host's cores are spent ({c.why()}), so its threads take that CPU from the"
+        f" model's ops. Make it cheaper (decode or resize to a smaller size, fewer ops per element, or cache"
+        f" what does not change between epochs): each 1 ms of CPU per element less saves about"
+        f" {sit.returned_ms(f.elements_per_batch):.1f} ms per step; the figure is the step if it cost no CPU"
+        f" ({sit.step_ms:.1f} -> {new_step:.1f} ms)",
+        sit.step_ms / new_step, basis="upper-bound",
+        cpu_returned={"pipeline_cpu_ms": round(x, 3), "cores_used": round(c.cores_used, 2),
+                      "cores_available": round(c.cores_available, 2), "step_gain_ms": round(gain, 3)})
 
 
 def no_suggestion_reason(figs: list[StageFigures], verdict_: str, cores_used: float | None,
@@ -597,7 +802,7 @@ def live_hint(session, pipe) -> str:
         short = {"PL101": "needs more parallel calls", "PL106": "calls Python (py_function)",
                  "PL107": "is a Python generator", "PL407": "has no workers",
                  "PL103": "has no prefetch"}.get(top["code"]) or \
-            {"cache": "is re-computed every epoch", "data-service": "has spent this host's cores",
+            {"cache": "is re-computed every epoch", "cheaper-stage": "takes CPU from the model", "data-service": "has spent this host's cores",
              "limit": "sets the pace; no local fix is priced"}.get(
                 top["action"], top["action"])
         src = top["source"]

@@ -26,6 +26,11 @@ def candidates(report: dict[str, Any], unsafe_fixes: bool) -> tuple[list[dict], 
     skipped: list[str] = []
     for s in report.get("suggestions", []):
         label = f"{s['code'] or 'advice'} {s['action']} ({s['stage']})"
+        if s.get("action") == "cheaper-stage":
+            # Its bound is the stage at no CPU: a TF-op stage cannot be freed at run time (only
+            # Python stages can, by repeating their first result), so nothing would be measured.
+            skipped.append(f"{label}: a code change pipelint cannot make, and a TF-op stage cannot be run at no cost")
+            continue
         if s.get("fix"):
             if not s.get("safe", True) and not unsafe_fixes:
                 skipped.append(f"{label}: changes what the pipeline yields; run with --unsafe-fixes")

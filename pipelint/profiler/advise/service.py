@@ -47,6 +47,24 @@ class HostCpu:
     def __init__(self) -> None:
         self.cores = _allowed_cores()
         self.start = _proc_stat(self.cores)
+        self.sched_start = _threads_sched()
+
+    def on_cpu_share(self) -> float | None:
+        """Of the time this process's threads were ready to run since the start, the share they
+        were on a CPU (schedstat: on-CPU / (on-CPU + run-queue)); None where unreadable.
+
+        tf.data times a stage's calls by the wall clock, so on a crowded host a call's time holds
+        the time its thread waited for a core: this share turns it back into CPU. Threads are
+        matched by id; one that ended before the end is left out (its last figures are gone)."""
+        end = _threads_sched()
+        if end is None or self.sched_start is None:
+            return None
+        run = queue = 0
+        for tid, (r, q) in end.items():
+            r0, q0 = self.sched_start.get(tid, (0, 0))
+            run += r - r0
+            queue += q - q0
+        return run / (run + queue) if run > 0 else None
 
     def busy_cores(self) -> float | None:
         """Cores busy on average since the start (all processes, not only this one)."""
@@ -65,6 +83,23 @@ def _allowed_cores() -> list[int]:
         return sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return list(range(os.cpu_count() or 1))
+
+
+def _threads_sched() -> dict[str, tuple[int, int]] | None:
+    """tid -> (ns on a CPU, ns ready but waiting for one) of this process's live threads (Linux)."""
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    out = {}
+    for tid in tids:
+        try:
+            with open(f"/proc/self/task/{tid}/schedstat", encoding="ascii") as fh:
+                fields = fh.read().split()
+            out[tid] = (int(fields[0]), int(fields[1]))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out or None
 
 
 def _proc_stat(cores: list[int]) -> tuple[int, int] | None:

@@ -345,7 +345,11 @@ def _expected(s: dict[str, Any]) -> str:
 
 
 def _suggestions(r: dict[str, Any]) -> str:
+    from pipelint.profiler.advise.advice import cpu_share_line
     parts = []
+    line = cpu_share_line(r.get("cpu_share"))
+    if line:  # the step does not wait, but the input's threads take the model's CPU
+        parts.append(f"<p>Input CPU: {_e(line)}</p>")
     if r.get("suggestions"):
         parts.append("<h2>Suggestions (best first)</h2><ol>")
         for s in r["suggestions"]:

@@ -76,12 +76,15 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         from pipelint.profiler.measure.calibrate import py_function_overhead_ms
         py_overhead = py_function_overhead_ms()  # only when a waiting py_function stage is priced
     host = getattr(session, "host_cpu", None)
+    system_busy = host.busy_cores() if host is not None else None
+    on_cpu = host.on_cpu_share() if host is not None and hasattr(host, "on_cpu_share") else None
     suggestions = advice.suggest(stages, step_ms, wait_ms, cores_used, cpus, mem, epochs=epochs,
-                                 py_overhead_ms=py_overhead,
-                                 system_busy=host.busy_cores() if host is not None else None)
+                                 py_overhead_ms=py_overhead, system_busy=system_busy, on_cpu=on_cpu)
+    share = advice.cpu_share(figs, step_ms, cores_used, cpus, system_busy, on_cpu, wait_ms or 0.0) if step_ms else None
     if verdict == "model-bound":
-        # Nothing in the pipeline is worth a change: no bottleneck, only memory advice.
-        suggestions = [s for s in suggestions if s["expected_speedup"] is None]
+        # The step does not wait for input: only memory advice, and the actions that hand the CPU the
+        # pipeline's threads take back to the model on a host whose cores are spent.
+        suggestions = [s for s in suggestions if s["expected_speedup"] is None or s.get("cpu_returned")]
     b = None if verdict == "model-bound" else advice.bottleneck(figs)
     data_service = service.section(session, pipe, figs, step_ms, wait_ms, fraction, cores_used, cpus,
                                    advice.INPUT_BOUND)
@@ -113,6 +116,7 @@ def build_report(session, *, exit_code: int | None = None, script: str | None = 
         "step_accounting": STEP_ACCOUNTING.format(factor=WARMUP_FACTOR, most=WARMUP_MAX),
         "step_source": source,  # "keras" (fit callback), "loop" (timed next()), "none"
         "cpu_cores_used": rnd(cores_used, 2),
+        "cpu_share": share.to_dict(step_ms) if share is not None else None,
         "epochs": epochs,
         "py_function_overhead_ms": rnd(py_overhead, 4),
         "stages": [_stage_entry(f, cpus) for f in figs],
@@ -273,6 +277,9 @@ def render_text(r: dict[str, Any]) -> str:
     elif r["verdict"] == "model-bound":
         lines.append("\n  no input bottleneck: the step waits for input less than"
                      f" {100 * r['thresholds']['model_bound']:.0f}% of its time")
+    line = advice.cpu_share_line(r.get("cpu_share"))
+    if line:
+        lines.append(f"  input CPU: {line}")
     if r["suggestions"]:
         lines.append("\n  suggestions (best first):")
         for s in r["suggestions"]:
