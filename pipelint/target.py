@@ -230,15 +230,18 @@ def _canonical(name: str) -> str:
 
 def _from_matches(pairs: list[tuple[str, str]], source: str) -> _Declared | None:
     tensorflow = keras = None
-    legacy = False
+    legacy = nightly = False
     for name, spec in pairs:
         name = _canonical(name)
         spec = spec.strip().rstrip(",").strip()
         if spec.startswith("=") and not spec.startswith("=="):
             spec = "=" + spec  # conda's `tensorflow=2.4.1`
-        if name in _TENSORFLOW_NAMES and tensorflow is None:
-            tensorflow = "" if name.startswith("tf-nightly") else spec
-        elif name in _KERAS_NAMES and keras is None:
+        # (the first mention with a version wins: an unpinned `tensorflow-gpu` at the top of a
+        # file that pins `tensorflow==2.3.1` further down is the same project's TensorFlow)
+        if name in _TENSORFLOW_NAMES and (tensorflow is None or tensorflow == "" and not nightly and spec):
+            nightly = name.startswith("tf-nightly")
+            tensorflow = "" if nightly else spec
+        elif name in _KERAS_NAMES and not keras:
             keras = spec
         elif name in _LEGACY_KERAS_NAMES:
             legacy = True

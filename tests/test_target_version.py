@@ -70,6 +70,14 @@ def test_the_closest_declaration_wins_and_files_without_tensorflow_are_passed(tm
     assert target_for(tmp_path / "research/train.py", "").tensorflow == (2, 12)
 
 
+def test_a_pin_further_down_the_file_wins_over_an_unpinned_mention(tmp_path):
+    # an environment export: the bare name the author typed first, the pins `pip freeze` wrote
+    frozen = _target(tmp_path / "a", {"requirements.txt": "kaggle\ntensorflow-gpu\nKeras==2.3.1\ntensorflow==2.3.1\n"})
+    assert frozen.tensorflow == (2, 3) and frozen.keras_major == 2
+    nightly = _target(tmp_path / "b", {"requirements.txt": "tf-nightly\ntensorflow==2.3.1\n"})
+    assert nightly.tensorflow_version == (2, 21)
+
+
 def test_unpinned_and_undeclared_read_as_the_current_release(tmp_path):
     unpinned = _target(tmp_path / "a", {"requirements.txt": "tensorflow\n"})
     assert unpinned.tensorflow_version == (2, 21) and unpinned.keras_major == 3
