@@ -10,28 +10,10 @@ import pytest
 from pipelint.profiler.advise import advice
 from pipelint.profiler.measure.pytimer import PyTimer
 from pipelint.profiler.measure.stages import Node, Op, align
+# (the job the shapes tests price a cache on, as a file: a deterministic map and a random one)
+from tests.profiler.test_probe_shapes import source  # noqa: F401
 
 MS = 1_000_000  # ns
-
-SOURCE = """import tensorflow as tf
-
-def features(v):
-    return tf.tanh(tf.linalg.matmul(v, v))
-
-def noisy(v):
-    return v + tf.random.normal(tf.shape(v))
-
-ds = tf.data.Dataset.from_tensor_slices(x).map(features)
-rs = tf.data.Dataset.from_tensor_slices(x).map(noisy)
-"""
-
-
-@pytest.fixture
-def source(tmp_path):
-    path = tmp_path / "train.py"
-    path.write_text(SOURCE)
-    return str(path)
-
 
 def node(i, name, elements, ns, params=None, nbytes=0):
     return Node(i, name, elements, ns, nbytes, params or {}, [], frozenset(), {})
