@@ -934,3 +934,21 @@ def test_order_rules_are_quiet_on_data_a_module_that_trains_nothing_reads(tmp_pa
                 sess.run(train_op)
     """})
     assert _found(root, "PL204") == [("train_records.py", 2, "PL204")]
+
+
+def test_a_module_that_only_loads_or_splits_training_data_trains_nothing(tmp_path):
+    looping = """
+        import tensorflow as tf
+        from sklearn.model_selection import train_test_split
+
+        def prepare_for_training(ds):
+            return ds.repeat().shuffle(30).batch(25)
+
+        a, b = train_test_split(files)
+        dataset = prepare_for_training(tf.data.TFRecordDataset(a))
+        for batch in dataset:
+            {body}
+    """
+    root = _project(tmp_path, {"export.py": looping.format(body="write_frames(batch)"),
+                               "train.py": looping.format(body="train_step(batch)")})
+    assert _found(root, "PL204") == [("train.py", 5, "PL204")]

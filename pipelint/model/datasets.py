@@ -65,10 +65,13 @@ _MODEL = re.compile(r"(^|_)(model|net|network|classifier|encoder|decoder|generat
 _TRAINING = re.compile(r"(^|_)(train|fit|backward|minimize|gradient|gradients|apply_gradients)(_|$)|GradientTape")
 
 
-# A call that may train: any name with these words in it (`train_test_split` too: the test
-# errs towards "this module trains").
-_TRAINS_SOMEWHERE = re.compile(r"GradientTape|\b\w*(train|fit|backward|minimize|gradient|optimizer|step|compile)\w*\s*\(",
-                               re.IGNORECASE)
+# A call that may train: any name with these words in it (the test errs towards "this module
+# trains"), but for the names that only load or split the training data (`train_test_split`,
+# `load_train_data`, `prepare_for_training`).
+_TRAINS_SOMEWHERE = re.compile(
+    r"GradientTape|\b(?!train_test_split\b|(?:load|get|read|prepare|preprocess|split)_\w*\s*\(|\w*_for_training\s*\()"
+    r"\w*(train|fit|backward|minimize|gradient|optimizer|step|compile)\w*\s*\(",
+    re.IGNORECASE)
 
 
 def _evaluates(loop: cst.For, module_trains: bool = True) -> bool:
