@@ -13,29 +13,23 @@ from typing import Sequence
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
-from pipelint.model.syntax import ancestors
+from pipelint.model.syntax import aligned, ancestors, block_body
 
 #: Node -> the top-level statement of the module that holds it; filled by `PipelineModel.build`.
 StatementIndex = dict[cst.CSTNode, cst.CSTNode]
 
 
 def statement_start_lines(module: cst.Module, tree: ast.Module) -> list[int] | None:
-    """The first line of each top-level libcst statement, read off CPython's (fast) ast.
-
-    A libcst `SimpleStatementLine` holds one ast statement per small statement; a decorated
-    definition starts at its first decorator. None when the two trees do not line up.
-    """
-    body = tree.body
+    """The first line of each top-level libcst statement, read off CPython's (fast) ast: a
+    decorated definition starts at its first decorator. None when the two trees do not line up."""
+    pairs = aligned(module.body, tree.body)
+    if pairs is None:
+        return None
     starts = []
-    index = 0
-    for stmt in module.body:
-        if index >= len(body):
-            return None
-        node = body[index]
+    for _, (node, *_) in pairs:
         decorators = getattr(node, "decorator_list", None)
         starts.append(decorators[0].lineno if decorators else node.lineno)
-        index += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-    return starts if index == len(body) else None
+    return starts
 
 
 def node_positions(module: cst.Module, tree: ast.Module, nodes: set[cst.CSTNode],
@@ -94,11 +88,11 @@ def _line_of(around: list[cst.CSTNode], tree: ast.Module, default_indent: str
         pairs = None
         for cst_block, ast_block in blocks:
             if any(s is statement for s in cst_block):
-                pairs = _pairs(cst_block, ast_block)
+                pairs = aligned(cst_block, ast_block)
                 break
         if pairs is None:
             return None
-        ast_statement = next(node for cst_statement, node in pairs if cst_statement is statement)
+        ast_statement = next(nodes[0] for cst_statement, nodes in pairs if cst_statement is statement)
         if isinstance(statement, cst.SimpleStatementLine):
             indent = "".join(default_indent if block.indent is None else block.indent
                              for block in around if isinstance(block, cst.IndentedBlock))
@@ -107,37 +101,20 @@ def _line_of(around: list[cst.CSTNode], tree: ast.Module, default_indent: str
     return None
 
 
-def _pairs(cst_block: Sequence[cst.BaseStatement], ast_block: list[ast.stmt]
-           ) -> list[tuple[cst.BaseStatement, ast.stmt]] | None:
-    """Each libcst statement with the first ast statement it holds; None when they do not line up."""
-    pairs = []
-    index = 0
-    for statement in cst_block:
-        if index >= len(ast_block):
-            return None
-        pairs.append((statement, ast_block[index]))
-        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return pairs if index == len(ast_block) else None
-
-
-def _body(block: object) -> Sequence[cst.BaseStatement]:
-    return block.body if isinstance(block, cst.IndentedBlock) else ()
-
-
 def _inner_blocks(statement: cst.BaseCompoundStatement, node: ast.stmt
                   ) -> list[tuple[Sequence[cst.BaseStatement], list[ast.stmt]]]:
     """The blocks of a compound statement, each beside ast's list of the same statements."""
     blocks = []
     if not isinstance(statement, cst.Match) and hasattr(node, "body"):
-        blocks.append((_body(statement.body), node.body))
+        blocks.append((block_body(statement.body), node.body))
     orelse = getattr(statement, "orelse", None)
     if isinstance(orelse, cst.If):
         blocks.append(([orelse], node.orelse))  # `elif`
     elif isinstance(orelse, cst.Else):
-        blocks.append((_body(orelse.body), node.orelse))
+        blocks.append((block_body(orelse.body), node.orelse))
     if isinstance(statement, (cst.Try, cst.TryStar)):
-        blocks += [(_body(handler.body), handler_node.body)
+        blocks += [(block_body(handler.body), handler_node.body)
                    for handler, handler_node in zip(statement.handlers, node.handlers)]
         if statement.finalbody is not None:
-            blocks.append((_body(statement.finalbody.body), node.finalbody))
+            blocks.append((block_body(statement.finalbody.body), node.finalbody))
     return blocks

@@ -20,7 +20,7 @@ from pipelint.model.catalogue import (
     is_trace_time_random_name,
 )
 from pipelint.model.frames import Frame, InterpreterState
-from pipelint.model.syntax import all_params, block_body, find_arg, nodes_of, unquote
+from pipelint.model.syntax import all_params, block_body, find_arg, is_bool, nodes_of, unquote
 from pipelint.model.values import Collection, FunctionFacts, ObjectValue
 
 
@@ -628,7 +628,7 @@ def _switched_off(call_method: cst.FunctionDef, init: cst.FunctionDef | None,
                 continue
             arg = find_arg(construction, small.value.value, index)
             value = arg.value if arg is not None else params[index].default
-            if isinstance(value, cst.Name) and value.value in ("True", "False"):
+            if is_bool(value):
                 flags[target.attr.value] = value.value == "True"
     return _calls_switched_off(call_method, flags, on_self=True)
 
@@ -645,7 +645,7 @@ def switched_off_by_arguments(function: cst.FunctionDef, call: cst.Call) -> set[
     for index, param in enumerate(params[offset:]):
         arg = find_arg(call, param.name.value, index)
         value = arg.value if arg is not None else param.default
-        if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        if is_bool(value):
             flags[param.name.value] = value.value == "True"
     return _calls_switched_off(function, flags, on_self=False)
 

@@ -31,7 +31,7 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
-from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_false, literal_int, nodes_of
+from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_bool, is_false, literal_int, nodes_of
 from pipelint.model.unreachable import calls_never_reached
 from pipelint.target import Target
 from pipelint.model.values import (
@@ -549,8 +549,7 @@ class PipelineModel(KerasQueries):
         name = self._bound_name(call)
         if name is None:
             return False
-        handed = [(site, arg) for site in self.calls for arg in site.call.args
-                  if isinstance(arg.value, cst.Name) and arg.value.value == name]
+        handed = self._handed_as_arguments({name})
         mentions = self._mentions().get(name, [])
         return bool(handed) and len(handed) == len(mentions) and all(
             self._only_describes(site, arg, passes) for site, arg in handed)
@@ -559,21 +558,19 @@ class PipelineModel(KerasQueries):
         """Are these calls' results (a generator's flows) bound to names that the module hands
         only to `evaluate`/`predict`, never to a training call (nor as its `validation_data`,
         loaded every epoch while training) nor anywhere else?"""
-        names = [self._bound_name(flow) for flow in flows]
+        names = {self._bound_name(flow) for flow in flows}
         if not flows or None in names:
             return False
-        uses = 0
-        for site in self.calls:
-            func = site.call.func
-            for arg in site.call.args:
-                if not (isinstance(arg.value, cst.Name) and arg.value.value in names):
-                    continue
-                method = func.attr.value if isinstance(func, cst.Attribute) else None
-                keyword = arg.keyword.value if arg.keyword is not None else None
-                if method not in _EVALUATING_METHODS:
-                    return False  # trained on, validated on while training, or handed on
-                uses += 1
-        return uses > 0 and uses == sum(len(self._mentions().get(name, [])) for name in set(names))
+        handed = self._handed_as_arguments(names)
+        # (trained on, validated on while training, or handed on: any other call)
+        return bool(handed) and all(
+            isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _EVALUATING_METHODS
+            for site, _ in handed) and len(handed) == sum(len(self._mentions().get(name, [])) for name in names)
+
+    def _handed_as_arguments(self, names: set[str]) -> list[tuple[CallSite, cst.Arg]]:
+        """Each call of the module with one of `names`, as written, for an argument."""
+        return [(site, arg) for site in self.calls for arg in site.call.args
+                if isinstance(arg.value, cst.Name) and arg.value.value in names]
 
     def _only_describes(self, site: CallSite, arg: cst.Arg, passes: frozenset[str]) -> bool:
         func = site.call.func
@@ -678,8 +675,8 @@ class PipelineModel(KerasQueries):
             sites = [site.call for site in self.calls
                      if isinstance(site.call.func, cst.Name) and site.call.func.value == name
                      or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == name]
-            if not sites or not (any(_is_bool(p.default) for p in all_params(function.params))
-                                 or any(_is_bool(arg.value) for call in sites for arg in call.args)):
+            if not sites or not (any(is_bool(p.default) for p in all_params(function.params))
+                                 or any(is_bool(arg.value) for call in sites for arg in call.args)):
                 continue
             if self._word_count(name) != 1 + len(sites) or read_by_importers(self.project, name):
                 continue  # (handed on, or called from elsewhere: other calls may switch it on)
@@ -918,9 +915,10 @@ class PipelineModel(KerasQueries):
 def _only_described_through(function: cst.FunctionDef, param: str, passes: frozenset[str]) -> bool:
     """Does `function` use its parameter `param` only to call one of `passes` on it, binding each
     result to a name it reads only for what the result describes (`output.x`, `output.y`)?"""
-    names = [n for n in nodes_of(function.body, cst.Name) if n.value == param]
-    uses = [a for a in nodes_of(function.body, cst.Attribute) if isinstance(a.value, cst.Name) and a.value.value == param]
-    if not uses or len(uses) != len(names) or any(a.attr.value not in passes for a in uses):
+    names = nodes_of(function.body, cst.Name)
+    attributes = [a for a in nodes_of(function.body, cst.Attribute) if isinstance(a.value, cst.Name)]
+    uses = [a for a in attributes if a.value.value == param]
+    if not uses or len(uses) != sum(1 for n in names if n.value == param) or any(a.attr.value not in passes for a in uses):
         return False
     results = {}
     for assign in nodes_of(function.body, cst.Assign):
@@ -932,15 +930,10 @@ def _only_described_through(function: cst.FunctionDef, param: str, passes: froze
         return False  # a result handed on, returned or iterated as it is made
     called = {id(c.func) for c in nodes_of(function.body, cst.Call)}
     for result in set(results.values()):
-        reads = [n for n in nodes_of(function.body, cst.Name) if n.value == result]
-        described = [a for a in nodes_of(function.body, cst.Attribute)
-                     if isinstance(a.value, cst.Name) and a.value.value == result
-                     and a.attr.value in _DESCRIBING_ATTRIBUTES and id(a) not in called]
+        reads = sum(1 for n in names if n.value == result)
+        described = sum(1 for a in attributes if a.value.value == result
+                        and a.attr.value in _DESCRIBING_ATTRIBUTES and id(a) not in called)
         bindings = sum(1 for r in results.values() if r == result)
-        if len(reads) - bindings != len(described):
+        if reads - bindings != described:
             return False
     return True
-
-
-def _is_bool(value: cst.BaseExpression | None) -> bool:
-    return isinstance(value, cst.Name) and value.value in ("True", "False")

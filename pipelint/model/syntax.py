@@ -1,6 +1,7 @@
 """Small questions about libcst nodes that the model and the rules share (no interpretation)."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import Iterable, Sequence
 
@@ -53,6 +54,26 @@ def block_body(block: cst.BaseSuite) -> Sequence[cst.CSTNode]:
     if isinstance(block, cst.SimpleStatementSuite):
         return [cst.SimpleStatementLine(body=block.body)]
     return ()
+
+
+def aligned(cst_block: Sequence[cst.CSTNode], ast_block: list[ast.stmt]
+            ) -> list[tuple[cst.CSTNode, list[ast.stmt]]] | None:
+    """Each libcst statement of a block with the CPython ast statements it holds (a
+    `SimpleStatementLine` holds one per small statement); None when the two do not line up."""
+    pairs = []
+    index = 0
+    for statement in cst_block:
+        size = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+        if index + size > len(ast_block):
+            return None
+        pairs.append((statement, ast_block[index:index + size]))
+        index += size
+    return pairs if index == len(ast_block) else None
+
+
+def is_bool(value: cst.BaseExpression | None) -> bool:
+    """A literal `True` or `False`."""
+    return isinstance(value, cst.Name) and value.value in ("True", "False")
 
 
 def blocks_of(stmt: cst.If | cst.Try) -> Iterable[Sequence[cst.CSTNode]]:

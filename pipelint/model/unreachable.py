@@ -5,7 +5,7 @@ trained on). A name bound nowhere at all is left alone: a snippet pasted without
 (`model.fit(ds)` with no `model`) reads as code meant to run.
 
 Read with CPython's `ast` (load and store contexts are explicit there), then aligned with the
-libcst statements the model holds, as `positions.statement_start_lines` aligns them.
+libcst statements the model holds (`syntax.aligned`).
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import re
 
 import libcst as cst
 
-from pipelint.model.syntax import nodes_of
+from pipelint.model.syntax import aligned, nodes_of
 
 # Names every module has without binding them.
 _ALWAYS_BOUND = frozenset(dir(builtins)) | frozenset(
@@ -42,7 +42,7 @@ def calls_never_reached(module: cst.Module, source: str) -> set[int]:
         return set()
     never: set[int] = set()
     for cst_block, ast_block in _blocks(module, tree):
-        for position, (statement, smalls) in enumerate(_aligned(cst_block, ast_block) or ()):
+        for position, (statement, smalls) in enumerate(aligned(cst_block, ast_block) or ()):
             # (only simple statements: a compound one may catch, loop or branch around the read)
             if isinstance(statement, cst.SimpleStatementLine) and any(
                     name in commented for small in smalls for name in _unbound_reads(small, bound)):
@@ -112,13 +112,13 @@ def _blocks(module: cst.Module, tree: ast.Module):
     """(libcst statements, ast statements) of the module's body and of each top-level function's
     and top-level class's methods' bodies."""
     yield list(module.body), tree.body
-    pairs = _aligned(list(module.body), tree.body) or []
+    pairs = aligned(list(module.body), tree.body) or []
     for statement, smalls in pairs:
         if isinstance(statement, cst.FunctionDef) and isinstance(smalls[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield from _function_block(statement, smalls[0])
         elif isinstance(statement, cst.ClassDef) and isinstance(smalls[0], ast.ClassDef) \
                 and isinstance(statement.body, cst.IndentedBlock):
-            for inner, inner_smalls in _aligned(list(statement.body.body), smalls[0].body) or []:
+            for inner, inner_smalls in aligned(list(statement.body.body), smalls[0].body) or []:
                 if isinstance(inner, cst.FunctionDef) and isinstance(inner_smalls[0], (ast.FunctionDef,
                                                                                         ast.AsyncFunctionDef)):
                     yield from _function_block(inner, inner_smalls[0])
@@ -127,17 +127,3 @@ def _blocks(module: cst.Module, tree: ast.Module):
 def _function_block(function: cst.FunctionDef, node: ast.FunctionDef | ast.AsyncFunctionDef):
     if isinstance(function.body, cst.IndentedBlock):
         yield list(function.body.body), node.body
-
-
-def _aligned(cst_block: list, ast_block: list[ast.stmt]) -> list[tuple[cst.CSTNode, list[ast.stmt]]] | None:
-    """Each libcst statement with the ast statements it holds (a `SimpleStatementLine` holds one
-    per small statement); None when the two do not line up."""
-    pairs = []
-    index = 0
-    for statement in cst_block:
-        size = len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-        if index + size > len(ast_block):
-            return None
-        pairs.append((statement, ast_block[index:index + size]))
-        index += size
-    return pairs if index == len(ast_block) else None

@@ -68,11 +68,9 @@ _LOADING_METHODS = frozenset({"fit", "fit_generator", "evaluate", "evaluate_gene
                               "predict_generator"})
 
 
-def _only_writes_to_disk(model, construction: cst.Call) -> bool:
-    """Is every flow of the generator this call makes given `save_to_dir=` and handed to no
-    training call: augmented copies written to disk once (offline augmentation), not batches a
-    model waits for?"""
-    flows = _flows(model, construction)
+def _only_writes_to_disk(model, flows: list[cst.Call]) -> bool:
+    """Is every one of a generator's `flows` given `save_to_dir=` and handed to no training call:
+    augmented copies written to disk once (offline augmentation), not batches a model waits for?"""
     if not flows or any(find_arg(flow, "save_to_dir") is None for flow in flows):
         return False
     trained = {name.value for site in model.calls
@@ -245,21 +243,22 @@ No automatic fix.
             name = site.qualified_name
             if not name or not name.endswith(".ImageDataGenerator") or name.split(".", 1)[0] not in _ROOTS:
                 continue
+            flows = _flows(ctx.model, site.call)
             if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})) \
-                    or _only_writes_to_disk(ctx.model, site.call) or ctx.model.handed_only_to_lookers(site.call, _FLOWS):
+                    or _only_writes_to_disk(ctx.model, flows) or ctx.model.handed_only_to_lookers(site.call, _FLOWS):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
+            augments = _augments(site.call)
             # Keras 2's `fit(workers=N)` loads its batches in parallel (one worker by default);
             # Keras 3's legacy copy has no workers.
-            serial_work = (_decodes_files(ctx.model, site.call) or _augments(site.call)) and not (
+            serial_work = (_decodes_files(ctx.model, site.call) or augments) and not (
                 target.keras_major == 2 and _fit_given_workers(ctx.model))
             # (batches only evaluated or predicted on, after training: loading them costs no training time)
-            evaluated_only = ctx.model.only_evaluated(_flows(ctx.model, site.call))
-            impact = None if not serial_work else Impact.MINOR_SPEED if evaluated_only else Impact.SPEED
+            impact = None if not serial_work else Impact.MINOR_SPEED if ctx.model.only_evaluated(flows) else Impact.SPEED
             # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
             # 2.11-2.15 API docs); on an older target it is the current API, and says so.
             deprecated = "is deprecated and " if target.is_from((2, 11)) else ""
-            work = "augments" if _augments(site.call) else "loads"
+            work = "augments" if augments else "loads"
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
                        f"{_advice(target)}", impact=impact)
