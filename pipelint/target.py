@@ -64,6 +64,9 @@ class Target:
     tensorflow: tuple[int, int] | None = None
     keras: int | None = None
     source: str = ""
+    #: With `tensorflow` unknown: the first release the target is known to be older than
+    #: (standalone Keras 2.3 and older ran on TensorFlow 2.2 at the newest).
+    until: tuple[int, int] | None = None
 
     @property
     def tensorflow_version(self) -> tuple[int, int]:
@@ -93,17 +96,24 @@ class Target:
 
     def is_before(self, release: tuple[int, int]) -> bool:
         """Is the target's TensorFlow known to be older than `release`?"""
+        if self.tensorflow is None and self.until is not None:
+            return self.until <= release
         known = self._known_release()
         return known is not None and known < release
 
     def has_default_rewrite(self, rewrite: str) -> bool:
-        """Is tf.data's `rewrite` on by default in this target's TensorFlow?"""
+        """Is tf.data's `rewrite` on by default in this target's TensorFlow? (Under a bound, only
+        where some release below it has it: quiet rather than wrong.)"""
+        if self.tensorflow is None and self.until is not None:
+            return self.until > REWRITE_DEFAULT_FROM[rewrite]
         return self.tensorflow_version >= REWRITE_DEFAULT_FROM[rewrite]
 
     def _tensorflow_words(self) -> str:
         if self.tensorflow is not None:
             major, minor = self.tensorflow
             return f"TensorFlow {major}.x" if major == 1 and self.source.startswith("`") else f"TensorFlow {major}.{minor}"
+        if self.until is not None:
+            return f"TensorFlow before {self.until[0]}.{self.until[1]}"
         if self.keras == 2:
             return "TensorFlow before 2.16"  # written for Keras 2, release not named
         current = ".".join(map(str, CURRENT_TENSORFLOW))
@@ -219,6 +229,9 @@ _PIP_INSTALL = _Lazy(r"pip3?\s+install\b[^\n]*?\b" + _NAME + r"(?:\[[^\]\s]*\])?
 # A README's prose: "TensorFlow 2.4.1", "tensorflow-gpu==1.15", "Tensorflow version 1.14".
 _README_VERSION = _Lazy(r"\b" + _NAME + r"\s*(?:version\s*|v)?(==|>=|=|\s)\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.I)
 
+# A wheel named by URL or path (`https://.../tensorflow-1.0.0-cp27-none-linux_x86_64.whl`).
+_WHEEL = _Lazy(r"(?i)\b(tensorflow(?:[-_](?:gpu|cpu))?)-(\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-cp\d+[^\s/]*\.whl\b")
+
 _REQUIREMENTS_FILE = _Lazy(r"(?i)^requirements.*\.(?:txt|in)$")
 _DOCKERFILE = _Lazy(r"(?i)^(?:dockerfile.*|.*\.dockerfile)$")
 _README = _Lazy(r"(?i)^readme(?:\.(?:md|rst|txt))?$")
@@ -250,6 +263,10 @@ def _from_matches(pairs: list[tuple[str, str]], source: str) -> _Declared | None
     return _Declared(tensorflow, keras, legacy, source)
 
 
+def _wheels(text: str) -> list[tuple[str, str]]:
+    return [(name, "==" + version) for name, version in _WHEEL.findall(text)] if ".whl" in text else []
+
+
 def _read(path: str) -> str | None:
     try:
         with open(path, "rb") as handle:
@@ -264,7 +281,7 @@ def _declared_by(directory: str, name: str) -> _Declared | None:
     if text is None:
         return None
     if _REQUIREMENTS_FILE.match(name) or name == "setup.cfg":
-        return _from_matches(_LINE_REQUIREMENT.findall(text), name)
+        return _from_matches(_LINE_REQUIREMENT.findall(text) + _wheels(text), name)
     if name in ("setup.py", "pyproject.toml"):
         return _from_matches(_QUOTED_REQUIREMENT.findall(text), name)
     if name == "Pipfile":
@@ -277,9 +294,9 @@ def _declared_by(directory: str, name: str) -> _Declared | None:
             return _Declared("==" + image.group(1), None, False, name)
         if _DOCKER_LATEST.search(text):
             return _Declared("", None, False, name)
-        return _from_matches(_PIP_INSTALL.findall(text), name)
+        return _from_matches(_PIP_INSTALL.findall(text) + _wheels(text), name)
     if _README.match(name):
-        installs = _PIP_INSTALL.findall(text)
+        installs = _PIP_INSTALL.findall(text) + _wheels(text)
         found = _from_matches(installs, name)
         if found is not None:
             return found
@@ -412,7 +429,25 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
             keras = keras if keras in (2, 3) else 2
         elif tensorflow is None:
             keras = 3  # `keras` unpinned: today's Keras
+        if declared.tensorflow is None and declared.keras and admitted_keras:
+            return _beside_keras(admitted_keras, declared, evidence, Target(tensorflow, keras, source))
     return Target(tensorflow, keras, source)
+
+
+def _beside_keras(admitted: list[tuple[int, int]], declared: _Declared, evidence: Target | None,
+                  otherwise: Target) -> Target:
+    """The TensorFlow a standalone Keras pin implies where TensorFlow itself is not declared:
+    Keras 2.0-2.3 ran on TensorFlow 1.x (2.3 also on 2.0-2.2; 2.4 became a wrapper of TensorFlow
+    2.2's tf.keras), and from 2.6 the `keras` package is released with TensorFlow, minor for
+    minor (TensorFlow 2.8 requires keras 2.8)."""
+    pin = f"`keras{declared.keras.strip()}` in {declared.source}"
+    if admitted[-1] < (2, 4):
+        if evidence is not None and evidence.tensorflow is not None:
+            return Target(evidence.tensorflow, 2, f"{pin}, with {evidence.source}")
+        return Target(None, 2, pin, until=(2, 3))
+    if admitted[0] >= (2, 6) and admitted[-1] <= (2, 15):
+        return Target(admitted[-1], 2, pin)
+    return otherwise
 
 
 # ---- the module's own API

@@ -378,3 +378,69 @@ def test_a_dockerfile_in_the_projects_environment_folder_declares_it(tmp_path):
     })
     target = target_for(root / "train" / "train_unet.py", "")
     assert (target.tensorflow, target.source) == ((2, 4), "docker/dev/Dockerfile")
+
+
+# ---- a standalone Keras pin, or a wheel, where TensorFlow itself is not named (pools 2032/2033)
+
+
+@pytest.mark.parametrize("declaring,words,source", [
+    # Keras 2.0-2.3 ran on TensorFlow 1.x (2.3 also on 2.0-2.2): an older release than 2.3
+    ({"requirements.txt": "numpy==1.11.2\nKeras==2.0.4\n"}, "TensorFlow before 2.3", "`keras==2.0.4` in requirements.txt"),
+    ({"README.md": "# x\n\nRequires keras 2.2.2 and python 3.6\n"}, "TensorFlow before 2.3", "`keras==2.2.2` in README.md"),
+    # from 2.6 the keras package is released with TensorFlow, minor for minor
+    ({"requirements.txt": "keras==2.8.0\n"}, "TensorFlow 2.8", "`keras==2.8.0` in requirements.txt"),
+    # a wheel named by its URL
+    ({"requirements.txt": "Keras==2.0.4\nhttps://storage.googleapis.com/tensorflow/linux/cpu/"
+                          "tensorflow-1.0.0-cp27-none-linux_x86_64.whl\n"}, "TensorFlow 1.0", "requirements.txt"),
+    ({"Dockerfile": "FROM python:3.6\nRUN pip install https://x/tensorflow_gpu-1.4.0-cp36-cp36m-linux_x86_64.whl\n"},
+     "TensorFlow 1.4", "Dockerfile"),
+    # a newer Keras pin says nothing of an older TensorFlow
+    ({"requirements.txt": "keras>=2.4\n"}, "TensorFlow 2.21 (unpinned, requirements.txt)", "requirements.txt"),
+])
+def test_a_keras_pin_or_a_wheel_names_the_tensorflow(tmp_path, declaring, words, source):
+    target = _target(tmp_path, declaring)
+    assert target.describe_tensorflow().startswith(words), target.describe_tensorflow()
+    assert target.source == source
+
+
+def test_an_old_keras_pin_with_tensorflow_1_api_is_tensorflow_1(tmp_path):
+    target = _target(tmp_path, {"requirements.txt": "keras==2.1.6\n"},
+                     source="import tensorflow as tf\nsess = tf.Session()\n")
+    assert target.tensorflow_version == (1, 15)
+    assert target.source == "`keras==2.1.6` in requirements.txt, with `tf.Session` in this module"
+
+
+def test_under_an_old_keras_pin_the_rules_read_an_old_tensorflow(tmp_path):
+    """TensorFlow before 2.3: no map_parallelization, no injected prefetch, nothing "deprecated";
+    ImageDataGenerator's advice is a tf.data pipeline or `fit_generator`'s workers."""
+    root = _project(tmp_path, {"requirements.txt": "Keras==2.2.4\n", "train.py": """
+        import tensorflow as tf
+        from keras.preprocessing.image import ImageDataGenerator
+
+        def parse(path):
+            return tf.image.decode_jpeg(tf.io.read_file(path))
+
+        files = tf.data.Dataset.list_files("data/*.jpg").map(parse).shuffle(100).batch(32)
+        gen = ImageDataGenerator(rotation_range=20).flow_from_directory("data/train")
+        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        model.fit(files, epochs=10)
+        """})
+    messages = {d.code: d.message for d in check_paths([root], select=["PL101", "PL103", "PL403"])}
+    assert "TensorFlow before 2.3 (`keras==2.2.4` in requirements.txt) does not parallelize maps" in messages["PL101"]
+    assert "injects no final prefetch" in messages["PL103"]
+    assert "deprecated" not in messages["PL403"]
+    assert messages["PL403"].endswith("build a tf.data pipeline instead (`Dataset.list_files`, `tf.io.decode_image` "
+                                      "and `tf.image` random ops in a parallel `map`); or load batches in parallel "
+                                      "with `fit_generator(..., workers=N)`")
+
+
+def test_before_tf_data_the_advice_is_workers_alone(tmp_path):
+    root = _project(tmp_path, {"requirements.txt": "https://x/tensorflow-1.0.0-cp27-none-linux_x86_64.whl\n",
+                               "train.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
+        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        """})
+    (message,) = [d.message for d in check_paths([root], select=["PL403"])]
+    assert message.endswith("on TensorFlow 1.0 (requirements.txt) load batches in parallel with "
+                            "`fit_generator(..., workers=N)`")

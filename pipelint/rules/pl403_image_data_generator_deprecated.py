@@ -92,7 +92,13 @@ def _advice(target) -> str:
     """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
     experimental ones from 2.3, a tf.data pipeline before; on Keras 2, also `fit`'s workers."""
     workers = _KERAS2_WORKERS if target.keras_major == 2 else ""
+    if target.is_before((1, 4)):  # (tf.data came with TensorFlow 1.4)
+        return f"on {target.describe_tensorflow()} load batches in parallel with `fit_generator(..., workers=N)`"
     if target.is_before((2, 3)):
+        if target.is_before((2, 1)) or target.tensorflow is None:
+            # (TensorFlow 2.1 moved generators to `fit`; standalone Keras 2.3 and older
+            # trains on them through `fit_generator`)
+            workers = _OLD_KERAS2_WORKERS
         return (f"on {target.describe_tensorflow()} build a tf.data pipeline instead (`Dataset.list_files`, "
                 f"`tf.io.decode_image` and `tf.image` random ops in a parallel `map`){workers}")
     experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with the preprocessing layers of "
@@ -108,6 +114,7 @@ def _advice(target) -> str:
 
 # Keras 2 loads a generator's batches in parallel when `fit` is asked to (Keras 3 has no workers here).
 _KERAS2_WORKERS = "; or, on Keras 2, load batches in parallel with `fit(..., workers=N, use_multiprocessing=True)`"
+_OLD_KERAS2_WORKERS = "; or load batches in parallel with `fit_generator(..., workers=N)`"
 
 
 class ImageDataGeneratorDeprecated(Rule):
@@ -140,7 +147,8 @@ batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not re
 are only evaluated or predicted on (`evaluate`, `predict`) is minor speed (shown with
 `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
-Keras 2 also `fit(workers=N, use_multiprocessing=True)`. The message calls it deprecated only where
+Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
+2.1 and with standalone Keras 2.3 or older; that alone before TensorFlow 1.4, which brought tf.data). The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
 
 ## Example
