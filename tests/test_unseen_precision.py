@@ -952,3 +952,44 @@ def test_a_module_that_only_loads_or_splits_training_data_trains_nothing(tmp_pat
     root = _project(tmp_path, {"export.py": looping.format(body="write_frames(batch)"),
                                "train.py": looping.format(body="train_step(batch)")})
     assert _found(root, "PL204") == [("train.py", 5, "PL204")]
+
+
+# --- PL210: a seed drawn in Python and handed to another module's augmentation (pool 2032) ------
+
+AUGMENTATION = """
+    import tensorflow as tf
+
+    def transform_image(image, width, seed, is_hand=False):
+        image = tf.image.random_brightness(image, 0.2, seed=seed)
+        image = tf.image.random_contrast(image, 0.7, 2, seed=seed)
+        return tf.image.random_flip_left_right(image, seed=seed)
+"""
+
+
+def _hands(parallel: str) -> str:
+    return f"""
+        import random
+        import tensorflow as tf
+        from data_augmentation import transform_image
+
+        def parse(example):
+            seed = random.randint(0, 10000)
+            left = transform_image(example["left"], 64, seed, True)
+            right = transform_image(example["right"], 64, seed, True)
+            return left, right
+
+        ds = tf.data.TFRecordDataset(["a.tfrecord"]).map(parse{parallel})
+        model.fit(ds.batch(8), epochs=3)
+    """
+
+
+def test_a_seed_given_to_another_modules_augmentation_pairs_its_ops(tmp_path):
+    # serial: the six ops it seeds stay in step, as the author meant (two hands augmented alike)
+    root = _project(tmp_path, {"data_augmentation.py": AUGMENTATION, "read_dataset.py": _hands("")})
+    assert _found(root, "PL210") == []
+    # parallel: the pairs come apart, and the message says why
+    root = _project(tmp_path / "parallel", {"data_augmentation.py": AUGMENTATION,
+                                            "read_dataset.py": _hands(", num_parallel_calls=8")})
+    (finding,) = check_paths([root], select=["PL210"])
+    assert finding.line == 6
+    assert "`seed` is one constant that seeds 6 random ops to pair them" in finding.message

@@ -770,14 +770,17 @@ class PipelineModel(KerasQueries):
         """Each `map`/`filter`/`interleave`/`flat_map` site (that `keep` keeps) whose function's
         `fact` (a `FunctionFacts` field) is a call, once per call (one helper mapped twice: one
         finding, where the fix goes), with the node its finding sits on: the call, or the op here
-        when the function is another module's (that module's check sees no op of it)."""
+        when the call is in another module (that module's check sees no op of it)."""
         seen: set[int] = set()
         for site in self.ops("map", "filter", "interleave", "flat_map"):
             call = getattr(site.op.facts, fact)
             if call is None or id(call) in seen or not keep(site):
                 continue
             seen.add(id(call))
-            yield site, call, (call.func if site.op.facts.where is None else site.op.name_node)
+            # (`where` names the first helper of another module the function's facts came from,
+            # which need not be where this call is: `seed = random.randint(...)` here, handed on)
+            here = site.op.facts.where is None or ancestors(self.module, call) is not None
+            yield site, call, (call.func if here else site.op.name_node)
 
     def service_hand_offs(self) -> Iterator[tuple[ServiceHandOff, OpSite]]:
         """Each `apply(tf.data.experimental.service.distribute(...))` with its op site: the

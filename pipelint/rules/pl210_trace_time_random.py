@@ -6,10 +6,11 @@ from pipelint.model.syntax import ancestors, nodes_of
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 
-def _pairing_seed(module: cst.Module, call: cst.Call) -> tuple[str, int] | None:
+def _pairing_seed(model, call: cst.Call) -> tuple[str, int] | None:
     """`seed = np.random.randint(1000)` whose name then seeds two or more random ops of the same
-    function (`seed=seed`: an image and its mask flipped alike): the name and how many ops."""
-    around = ancestors(module, call)
+    function (`seed=seed`: an image and its mask flipped alike), itself or through helpers whose
+    parameter it is given to and that use that parameter only as `seed=`: the name and how many ops."""
+    around = ancestors(model.module, call)
     if not around or len(around) < 3:
         return None
     assign = around[-2]
@@ -20,10 +21,51 @@ def _pairing_seed(module: cst.Module, call: cst.Call) -> tuple[str, int] | None:
     function = next((node for node in reversed(around) if isinstance(node, (cst.FunctionDef, cst.Lambda))), None)
     if function is None:
         return None
-    seeded = [arg for arg in nodes_of(function, cst.Arg)
-              if arg.keyword is not None and arg.keyword.value == "seed"
-              and any(n.value == name for n in nodes_of(arg.value, cst.Name))]
-    return (name, len(seeded)) if len(seeded) >= 2 else None
+    seeded = len(_seed_arguments(function, name))
+    sites = None
+    for inner in nodes_of(function, cst.Call):
+        for position, arg in enumerate(inner.args):
+            if not (isinstance(arg.value, cst.Name) and arg.value.value == name) or arg.keyword is not None \
+                    and arg.keyword.value == "seed" or arg.star:
+                continue
+            sites = {id(site.call): site for site in model.calls} if sites is None else sites
+            helper = _helper(model, sites.get(id(inner)), inner)
+            parameter = _parameter(helper, arg, position) if helper is not None else None
+            if parameter is None:
+                continue
+            seeds = _seed_arguments(helper, parameter)
+            keywords = {id(a.keyword) for a in nodes_of(helper.body, cst.Arg) if a.keyword is not None}
+            uses = sum(1 for node in nodes_of(helper.body, cst.Name)
+                       if node.value == parameter and id(node) not in keywords)
+            if seeds and len(seeds) == uses:  # (the helper does nothing else with it)
+                seeded += len(seeds)
+    return (name, seeded) if seeded >= 2 else None
+
+
+def _seed_arguments(function: cst.CSTNode, name: str) -> list[cst.Arg]:
+    return [arg for arg in nodes_of(function, cst.Arg)
+            if arg.keyword is not None and arg.keyword.value == "seed"
+            and any(n.value == name for n in nodes_of(arg.value, cst.Name))]
+
+
+def _helper(model, site, call: cst.Call) -> cst.FunctionDef | None:
+    """The function `call` calls: one of the module's own, or one of the project's."""
+    if isinstance(call.func, cst.Name) and call.func.value in model.functions:
+        return model.functions[call.func.value]
+    if site is None or site.qualified_name is None or model.project is None:
+        return None
+    found = model.project.definition(site.qualified_name)
+    node = found[0].find(found[1]) if found is not None else None
+    return node if isinstance(node, cst.FunctionDef) else None
+
+
+def _parameter(function: cst.FunctionDef, arg: cst.Arg, position: int) -> str | None:
+    params = function.params
+    if arg.keyword is not None:
+        names = {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+        return arg.keyword.value if arg.keyword.value in names else None
+    positional = [*params.posonly_params, *params.params]
+    return positional[position].name.value if position < len(positional) else None
 
 
 class TraceTimeRandom(Rule):
@@ -37,8 +79,8 @@ given to `map`, `filter`, `interleave` or `flat_map` (or in a helper of the same
 Calls inside the Python function handed to `tf.py_function`/`tf.numpy_function` are not flagged:
 those run for every element. Nor is a call that only picks a seed (`seed=np.random.randint(9)`).
 A value drawn once and given as `seed=` to two or more random ops (an image and its mask flipped
-alike) is flagged only where the map runs with `num_parallel_calls`, with a message that says so:
-a serial map keeps the ops in step.
+alike), directly or through helpers that use it only as `seed=`, is flagged only where the map runs
+with `num_parallel_calls`, with a message that says so: a serial map keeps the ops in step.
 
 ## Why is this bad?
 tf.data traces the dataset function into a graph once. Python code in it runs during that trace,
@@ -123,6 +165,21 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
 
         ds = tf.data.Dataset.zip((images, masks)).map(augment)
         """,
+        # the same, the seed handed to a helper that uses it only as `seed=` (two hands augmented alike)
+        """
+        import random
+        import tensorflow as tf
+
+        def transform(image, seed):
+            image = tf.image.random_brightness(image, 0.2, seed=seed)
+            return tf.image.random_flip_left_right(image, seed=seed)
+
+        def parse(left, right):
+            seed = random.randint(0, 10000)
+            return transform(left, seed), transform(right, seed)
+
+        ds = tf.data.Dataset.zip((lefts, rights)).map(parse)
+        """,
         # NumPy randomness outside any dataset function; pandas `.map`; Python's `map`
         """
         import random
@@ -153,6 +210,44 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
             line=5, column=12, end_column=29,
             message="`np.random.randint` in the `map` function runs once, while tf.data traces it: `seed` is "
                     "one constant that seeds 2 random ops to pair them",
+        ),
+        # through a helper, under parallel calls
+        Invalid(
+            """
+            import random
+            import tensorflow as tf
+
+            def transform(image, seed):
+                return tf.image.random_flip_left_right(image, seed=seed)
+
+            def parse(left, right):
+                seed = random.randint(0, 10000)
+                return transform(left, seed), transform(right, seed=seed)
+
+            ds = pairs.map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+            """,
+            line=8, column=12, end_column=26,
+            message="`random.randint` in the `map` function runs once, while tf.data traces it: `seed` is "
+                    "one constant that seeds 2 random ops to pair them",
+        ),
+        # a helper that also computes with it: the value itself is frozen
+        Invalid(
+            """
+            import random
+            import tensorflow as tf
+
+            def shift(image, amount):
+                image = tf.image.random_flip_left_right(image, seed=amount)
+                return tf.roll(image, amount, axis=0)
+
+            def parse(left, right):
+                amount = random.randint(0, 10)
+                return shift(left, amount), shift(right, amount)
+
+            ds = tf.data.Dataset.zip((lefts, rights)).map(parse)
+            """,
+            line=9, column=14, end_column=28,
+            message="`random.randint` in the `map` function runs once, while tf.data traces it: every element gets the same value",
         ),
         Invalid(
             """
@@ -203,7 +298,7 @@ No automatic fix: the TensorFlow op to use depends on the distribution and shape
     def check(self, ctx: RuleContext) -> None:
         for site, call, node in ctx.model.calls_in_dataset_functions("trace_time_randomness"):
             name = " ".join(ctx.model.node_code(call.func).split())
-            pairing = _pairing_seed(ctx.model.module, call) if site.op.facts.where is None else None
+            pairing = _pairing_seed(ctx.model, call) if node is call.func else None
             if pairing is not None:
                 if site.op.arg("num_parallel_calls", 1) is None:
                     continue  # a serial map keeps the ops it seeds alike in step: a deliberate seed
