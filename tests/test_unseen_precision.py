@@ -993,3 +993,31 @@ def test_a_seed_given_to_another_modules_augmentation_pairs_its_ops(tmp_path):
     (finding,) = check_paths([root], select=["PL210"])
     assert finding.line == 6
     assert "`seed` is one constant that seeds 6 random ops to pair them" in finding.message
+
+
+# --- PL403: a flow read by a loop that breaks after its first batch (pool 2030) -----------------
+
+def _shown_once(loop_end: str) -> str:
+    return f"""
+        import matplotlib.pyplot as plt
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        image_generator = ImageDataGenerator(rescale=1.0 / 255.0)
+        iterator = (image_generator.flow_from_directory(directory="data", batch_size=15))
+        for batch, _ in iterator:
+            plt.figure(figsize=(5, 5))
+            for index, image in enumerate(batch, start=1):
+                ax = plt.subplot(5, 5, index)
+                plt.imshow(image)
+            model.train_on_batch(batch, _)
+        {loop_end}
+    """
+
+
+def test_a_flow_read_by_a_loop_that_breaks_at_once_is_only_looked_at(tmp_path):
+    root = _project(tmp_path, {"show.py": _shown_once("    break")})
+    assert _found(root, "PL403") == []
+    # a loop that goes on (a `continue` may skip the `break`, or there is none) trains on it
+    root = _project(tmp_path / "trains", {"show.py": _shown_once("    if batch is None:\n                continue\n            break")})
+    assert _found(root, "PL403") == [("show.py", 3, "PL403")]
+    root = _project(tmp_path / "no_break", {"show.py": _shown_once("")})
+    assert _found(root, "PL403") == [("show.py", 3, "PL403")]

@@ -14,7 +14,7 @@ from pipelint.model.catalogue import (
 )
 from pipelint.model.frames import Frame, InterpreterState
 from pipelint.model.functions import CallCollector
-from pipelint.model.syntax import block_body, find_arg, is_false, literal_int
+from pipelint.model.syntax import block_body, find_arg, is_false, literal_int, runs_once
 from pipelint.model.values import (
     MAX_PATHS, Collection, Consumer, DatasetPath, DatasetValue, FunctionFacts, ObjectValue, Op, OpSite,
     Origin, TfdsBuilder, datasets_in,
@@ -317,6 +317,8 @@ class Datasets(InterpreterState):
             bookkeeping = _bookkeeping_kind(stmt)
             if bookkeeping == "peek" and self._frame and self._frame.loops:
                 bookkeeping = None
+            if runs_once(stmt):
+                bookkeeping = "peek"  # `for images, labels in ds: ...; break`: one element, a look
             # A small `take` built into a pipeline that a loop with work in it iterates inside an
             # epoch loop (`train = ....take(5)` defined elsewhere) is a small training set.
             if all(path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])

@@ -31,7 +31,8 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
-from pipelint.model.syntax import all_params, ancestors, block_body, find_arg, is_bool, is_false, literal_int, nodes_of
+from pipelint.model.syntax import (all_params, ancestors, block_body, find_arg, is_bool, is_false, literal_int, nodes_of,
+                                   runs_once)
 from pipelint.model.unreachable import calls_never_reached
 from pipelint.target import Target
 from pipelint.model.values import (
@@ -186,6 +187,9 @@ def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Ment
         # (`name = gen.flow(`, a statement of its own; not a keyword argument `validation_data=`)
         bound = tokens[index - 2][0].string if previous == "=" and index - 2 in starts \
             and tokens[index - 2][0].type == tokenize.NAME else None
+        if previous == "(" and index >= 3 and tokens[index - 2][0].string == "=" and index - 3 in starts \
+                and tokens[index - 3][0].type == tokenize.NAME:
+            bound = tokens[index - 3][0].string  # `gen = (datagen.flow(...))`
         found.setdefault(token.string, []).append((previous, following, bound, depth))
     return found, bindings
 
@@ -258,6 +262,7 @@ class PipelineModel(KerasQueries):
         self._dead_calls: set[int] | None = None  # ids of the calls under `if False:` or after a NameError
         self._name_counts: dict[str, int] | None = None
         self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
+        self._once: Counter[str] | None = None
         self._assigns: list[cst.Assign] | None = None
         #: id(value) -> (the plain name a one-target assignment binds it to, at module level?)
         self._assigned_values: dict[int, tuple[str, bool]] | None = None
@@ -593,7 +598,11 @@ class PipelineModel(KerasQueries):
         if self._imported_from_here(name):
             return False
         mentions = self._mentions().get(name, [])
+        once = self._iterated_once().get(name, 0)  # `for batch, _ in flow: ...; break`
         for previous, following, _, depth in mentions:
+            if previous == "in" and following[:1] == [":"] and once:
+                once -= 1
+                continue
             looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("] \
                 or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"] \
                 or following[:1] == ["."] and following[1:2] and following[1] in _DESCRIBING_ATTRIBUTES \
@@ -604,6 +613,13 @@ class PipelineModel(KerasQueries):
                 continue
             return False
         return True
+
+    def _iterated_once(self) -> Counter[str]:
+        """How many loops over each name end in a `break` nothing skips (one batch: a look)."""
+        if self._once is None:
+            self._once = Counter(loop.iter.value for loop in nodes_of(self.module, cst.For)
+                                 if isinstance(loop.iter, cst.Name) and runs_once(loop))
+        return self._once
 
     def _binding_depth(self, name: str) -> int:
         depths = self._mention_bindings().get(name, [])

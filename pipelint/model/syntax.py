@@ -176,3 +176,13 @@ def nodes_of(tree: cst.CSTNode, kind: type, prune: type | None = None) -> list:
             elif isinstance(child, (list, tuple)):
                 stack.extend(item for item in child if isinstance(item, cst.CSTNode))
     return found
+
+
+def runs_once(loop: cst.For) -> bool:
+    """Does the loop's body end in a `break` that nothing in the body can skip (no `continue`)?
+    Then it reads one element."""
+    statements = block_body(loop.body)
+    last = statements[-1] if statements else None
+    if not (isinstance(last, cst.SimpleStatementLine) and any(isinstance(small, cst.Break) for small in last.body)):
+        return False
+    return not any(isinstance(node, cst.Continue) for stmt in statements for node in nodes_of(stmt, cst.Continue))
