@@ -120,7 +120,8 @@ def findings(tree: Path, commits: dict[str, str], shown: bool = False) -> list[d
                     cell = getattr(d, "cell", None)
                     found.append({"repository": repository, "commit": commit, "path": path,
                                   "line": f"{cell}:{d.line}" if cell is not None else d.line,
-                                  "code": d.code, "message": d.message})
+                                  "code": d.code, "message": d.message,
+                                  "impact": d.impact.value if d.impact is not None else None})
     return found
 
 
@@ -138,6 +139,15 @@ def shares(draw: list[dict], verdicts: Path) -> None:
         entry[1] += row["accurate"] == "yes"
     for code, (total, right) in sorted(by_code.items()):
         print(f"  {code}  {right}/{total} accurate")
+    # (draws made before impacts were recorded carry none)
+    by_impact: dict[str, list[int]] = {}
+    for index, row in judged.items():
+        entry = by_impact.setdefault(draw[index].get("impact") or "not recorded", [0, 0, 0])
+        entry[0] += 1
+        entry[1] += row["accurate"] == "yes"
+        entry[2] += row["worth"] == "yes"
+    for impact, (total, right, worth) in sorted(by_impact.items()):
+        print(f"  {impact}: {total} findings, {right} accurate, {worth} worth acting on")
 
 
 def main() -> None:
