@@ -12,6 +12,8 @@ pipelint to judge each finding accurate or not, and worth acting on or not, from
     python benchmarks/firstcontact/blind_sample.py TREE --verdicts VERDICTS.csv   # the shares
     python benchmarks/firstcontact/blind_sample.py TREE --shown --exclude EARLIER.json --seed 2027 --out D2.json
     python benchmarks/firstcontact/blind_sample.py TREE --shown --pool pool_2029.json --seed 2029 --out D4.json
+    python benchmarks/firstcontact/blind_sample.py TREE --shown --pool pool_2034.json --skip-fragment keras-gan \
+        --exclude D5.json --seed 2035 --sample 80 --out D6.json     # the rest, without one project's 40 copies
 
 `VERDICTS.csv`: `index,accurate,worth,reason` (index into the draw; `accurate`/`worth` yes or no).
 """
@@ -160,6 +162,9 @@ def main() -> None:
     parser.add_argument("--shown", action="store_true", help="draw only from what the default output shows")
     parser.add_argument("--pool", type=Path,
                         help="a pool file (pool_2029.json): draw only from the repositories it lists")
+    parser.add_argument("--skip-fragment", action="append", default=[],
+                        help="leave out the pool's repositories collected under this name fragment "
+                             "(pool 2034's keras-gan: 40 copies of one project's scripts)")
     parser.add_argument("--exclude", type=Path, action="append", default=[],
                         help="an earlier draw whose findings a reader has seen (left out of this one)")
     args = parser.parse_args()
@@ -167,7 +172,8 @@ def main() -> None:
         shares(json.loads(args.out.read_text(encoding="utf-8"))["draw"], args.verdicts)
         return
     pool = None if args.pool is None else {
-        entry["repository"] for entry in json.loads(args.pool.read_text(encoding="utf-8"))["repositories"]}
+        entry["repository"] for entry in json.loads(args.pool.read_text(encoding="utf-8"))["repositories"]
+        if entry.get("fragment") not in args.skip_fragment}
     commits = extract(args.tree, pool)
     seen = {(f["repository"], f["path"], str(f["line"]), f["code"]) for earlier in args.exclude
             for f in json.loads(earlier.read_text(encoding="utf-8"))["draw"]}
@@ -178,6 +184,7 @@ def main() -> None:
 
     args.out.write_text(json.dumps({"seed": args.seed, "shown": args.shown, "excluded": [str(e) for e in args.exclude],
                                     "pool": str(args.pool) if args.pool is not None else None,
+                                    "skipped_fragments": args.skip_fragment,
                                     "repositories": len(commits), "findings": len(every),
                                     "pipelint": __version__, "draw": draw}, indent=1) + "\n", encoding="utf-8")
     print(f"{len(commits)} repositories, {len(every)} findings, {len(draw)} drawn -> {args.out}")
