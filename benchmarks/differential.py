@@ -155,8 +155,9 @@ def _describe(finding: tuple) -> str:
             f"{item['code']} {item['message']}{fix}")
 
 
-def report(name: str, comparison: Comparison, base: Run, new: Run, files_note: str = "") -> list[str]:
-    """The corpus's line (and, when it differs, up to SHOWN_DIFFERENCES findings)."""
+def report(name: str, comparison: Comparison, base: Run, new: Run, files_note: str = "",
+           differences: int = SHOWN_DIFFERENCES) -> list[str]:
+    """The corpus's line (and, when it differs, up to `differences` findings)."""
     times = f"[wall base {base.wall:.1f} s, new {new.wall:.1f} s; CPU base {base.cpu:.1f} s, new {new.cpu:.1f} s]"
     files = "?" if base.files is None else str(base.files)
     if comparison.identical:
@@ -166,9 +167,9 @@ def report(name: str, comparison: Comparison, base: Run, new: Run, files_note: s
     why = "; ".join([counts, *comparison.problems])
     lines = [f"{name}: DIFFERENT: {why} ({files} files{files_note}, {comparison.findings} findings in base) {times}"]
     shown = [("-", f) for f in comparison.only_base] + [("+", f) for f in comparison.only_new]
-    lines += [f"  {sign} {'base' if sign == '-' else 'new '}: {_describe(f)}" for sign, f in shown[:SHOWN_DIFFERENCES]]
-    if len(shown) > SHOWN_DIFFERENCES:
-        lines.append(f"  ... and {len(shown) - SHOWN_DIFFERENCES} more")
+    lines += [f"  {sign} {'base' if sign == '-' else 'new '}: {_describe(f)}" for sign, f in shown[:differences]]
+    if len(shown) > differences:
+        lines.append(f"  ... and {len(shown) - differences} more")
     return lines
 
 
@@ -258,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-findings", action="store_true",
                         help="also pass --show-migrations --show-housekeeping --show-minor-speed: compare the "
                              "findings pipelint only counts by default too")
+    parser.add_argument("--differences", type=int, default=SHOWN_DIFFERENCES,
+                        help=f"how many differing findings to print per corpus (default {SHOWN_DIFFERENCES})")
     parser.add_argument("-j", "--jobs", type=int, default=None, help="passed to `pipelint check --jobs`")
     options = parser.parse_args(argv)
 
@@ -292,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                     run.files = walked if run.files is None else run.files
                 files_note = " (walked)"
             comparison = compare(runs["base"], runs["new"])
-            for line in report(name, comparison, runs["base"], runs["new"], files_note):
+            for line in report(name, comparison, runs["base"], runs["new"], files_note, options.differences):
                 print(line, flush=True)
             totals["corpora"] += 1
             totals["identical"] += comparison.identical

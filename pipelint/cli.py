@@ -237,12 +237,25 @@ def _show_settings(files, resolver) -> None:
         except OSError as error:
             click.echo(f"{display_path(Path(path), resolver.cwd)}: unreadable: {error.strerror or error}")
             continue
+        source = _code_of(path, source)
         config = display_path(settings.config_path, resolver.cwd) if settings.config_path else "(defaults)"
         enabled = len(settings.enabled_codes(Path(path)))
         view = project.view(path)
         target = settings.target_for(path, source, view.api_evidence() if view is not None else ())
         click.echo(f"{display_path(Path(path), resolver.cwd)}: {target.describe()}; "
                    f"config {config}, {enabled} codes enabled")
+
+
+def _code_of(path, text: str) -> str:
+    """A notebook's code cells joined, as `check` reads its target from them; a file's own text."""
+    from pipelint.notebook import NotebookError, build_program, is_notebook_path, parse_notebook
+
+    if not is_notebook_path(path):
+        return text
+    try:
+        return build_program(parse_notebook(text)).text
+    except NotebookError:
+        return text
 
 
 def _check_files(files, resolver, jobs, fix_mode, no_cache: bool) -> list:

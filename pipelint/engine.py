@@ -468,8 +468,9 @@ def check_file(path: Path, display_path: str, settings: Settings, fix_mode: FixM
             result.diagnostics = [_engine_diagnostic(display_path, "PL002", f"cannot read file: {reason}")]
             return result
     if is_notebook_path(path):
-        return _check_notebook_file(result, data, codes, settings, fix_mode,
-                                    settings.target_for(path, data.decode("utf-8", "replace")))
+        # (its target is read from its cells' code, joined, by `lint_source`: the JSON's escaped
+        # lines hide the API a notebook is written for, `from keras.layers.advanced_activations`)
+        return _check_notebook_file(result, data, codes, settings, fix_mode)
     try:
         source, result.encoding, result.bom = _decode(data)
     except ValueError as error:

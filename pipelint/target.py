@@ -226,8 +226,8 @@ _PIPFILE = _Lazy(r"(?im)^\s*[\"']?" + _NAME + r"[\"']?\s*=\s*(?:\{[^}]*version\s
 _DOCKER_IMAGE = _Lazy(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow:(\d+\.\d+)")
 _DOCKER_LATEST = _Lazy(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow(?::(?:latest|nightly)\S*)?\s*(?:AS\s+\S+)?$")
 _PIP_INSTALL = _Lazy(r"pip3?\s+install\b[^\n]*?\b" + _NAME + r"(?:\[[^\]\s]*\])?((?:\s*(?:==|>=|~=|<=|<|>)\s*[\d.*]+,?)*)", re.I)
-# A README's prose: "TensorFlow 2.4.1", "tensorflow-gpu==1.15", "Tensorflow version 1.14".
-_README_VERSION = _Lazy(r"\b" + _NAME + r"\s*(?:version\s*|v)?(==|>=|=|\s)\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.I)
+# A README's prose: "TensorFlow 2.4.1", "tensorflow-gpu==1.15", "Tensorflow version 1.14", "Keras: 2.9.0".
+_README_VERSION = _Lazy(r"\b" + _NAME + r"\s*(?:version\s*|v)?(==|>=|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.I)
 
 # A wheel named by URL or path (`https://.../tensorflow-1.0.0-cp27-none-linux_x86_64.whl`).
 _WHEEL = _Lazy(r"(?i)\b(tensorflow(?:[-_](?:gpu|cpu))?)-(\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-cp\d+[^\s/]*\.whl\b")
@@ -300,7 +300,7 @@ def _declared_by(directory: str, name: str) -> _Declared | None:
         found = _from_matches(installs, name)
         if found is not None:
             return found
-        prose = [(m.group(1), ("==" if m.group(2) in ("=", "==") or m.group(2).isspace() else m.group(2)) + m.group(3))
+        prose = [(m.group(1), ("==" if m.group(2) in ("=", "==", ":") or m.group(2).isspace() else m.group(2)) + m.group(3))
                  for m in _README_VERSION.finditer(text)]
         return _from_matches(prose, name)
     return None

@@ -52,6 +52,7 @@ def _target(tmp_path: Path, declaring: dict[str, str], module: str = "train.py",
     ({"Dockerfile": "FROM python:3.8\nRUN pip install tensorflow==2.7.0 pillow\n"}, (2, 7), 2, "Dockerfile"),
     ({"README.md": "# x\n\n## Install\n\n    pip install tensorflow==2.3.0 opencv-python\n"}, (2, 3), 2, "README.md"),
     ({"README.md": "# x\n\nTested with Tensorflow 1.14 and Python 3.6.\n"}, (1, 14), 2, "README.md"),
+    ({"README.md": "# x\n\n## Environment\nTensorflow: 2.9.1  \nKeras: 2.9.0  \n"}, (2, 9), 2, "README.md"),
 ])
 def test_inferred_from_each_kind_of_declaration(tmp_path, declaring, tensorflow, keras, source):
     target = _target(tmp_path, declaring)
@@ -226,6 +227,28 @@ def test_a_notebook_takes_the_target_of_its_directory(tmp_path):
     assert [d.code for d in check_paths([root], select=["PL101"])] == ["PL101"]
     (root / "requirements.txt").write_text("tensorflow==2.8\n")
     assert [d.code for d in check_paths([root], select=["PL101"])] == []
+
+
+def test_a_notebooks_own_api_shows_its_keras(tmp_path):
+    """Its cells' code, not the JSON's escaped lines, is read for the API (pool 2034's Keras-GAN
+    notebooks: `keras.layers.advanced_activations` means Keras 2, where a shared optimizer runs)."""
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": ["from keras.layers.advanced_activations import LeakyReLU\n",
+                       "from keras.optimizers import Adam\n",
+                       "from keras.models import Sequential, Model\n",
+                       "discriminator = Sequential([LeakyReLU()])\n",
+                       "combined = Model(z, discriminator(z))\n",
+                       "optimizer = Adam(0.0002, 0.5)\n",
+                       "discriminator.compile(loss='binary_crossentropy', optimizer=optimizer)\n",
+                       "combined.compile(loss='binary_crossentropy', optimizer=optimizer)\n"]}
+    notebook = {"cells": [cell], "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    root = _project(tmp_path, {"requirements.txt": "keras\nmatplotlib\n", "gan.ipynb": json.dumps(notebook)})
+    (finding,) = check_paths([root], select=["PL401"])
+    assert "on the Keras 2 of TensorFlow before 2.11" in finding.message
+    assert "`keras.layers.advanced_activations` in this module" in finding.message
+    result = separate_streams_runner().invoke(main, ["check", "--show-settings", str(root / "gan.ipynb")])
+    assert "Keras 2 (requirements.txt, with `keras.layers.advanced_activations` in this module)" in result.stdout
 
 
 def test_the_cache_sees_a_changed_declaration(tmp_path):

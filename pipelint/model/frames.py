@@ -74,6 +74,7 @@ class InterpreterState:
         #: function mapped by many pipelines is judged once per call site.
         self._collected: dict[cst.CSTNode, object] = {}
         self._traced: dict[cst.CSTNode, object] = {}
+        self._tensor_array_names: dict[cst.CSTNode, frozenset[str]] = {}
         self._scanned_chain_calls: set[cst.Call] = set()
         self._evidence_roots: set[cst.BaseExpression] = set()
         self._local_class_names: set[str] = set()

@@ -232,13 +232,20 @@ class MappedFunctions(InterpreterState):
         return None
 
     def _tensor_arrays(self, body: cst.CSTNode, collector: "CallCollector") -> frozenset[str]:
-        """The names `body` binds to a `tf.TensorArray(...)` (its loop functions take the same name)."""
+        """The names `body` binds to a `tf.TensorArray(...)` (its loop functions take the same name);
+        read once per body."""
+        known = self._tensor_array_names.get(body)
+        if known is not None:
+            return known
         if not any(self.qualified_name(call.func) == "tensorflow.TensorArray" for call in collector.calls):
-            return frozenset()
-        return frozenset(
-            target.target.value for assign in nodes_of(body, cst.Assign) for target in assign.targets
-            if isinstance(target.target, cst.Name) and isinstance(assign.value, cst.Call)
-            and self.qualified_name(assign.value.func) == "tensorflow.TensorArray")
+            known = frozenset()
+        else:
+            known = frozenset(
+                target.target.value for assign in nodes_of(body, cst.Assign) for target in assign.targets
+                if isinstance(target.target, cst.Name) and isinstance(assign.value, cst.Call)
+                and self.qualified_name(assign.value.func) == "tensorflow.TensorArray")
+        self._tensor_array_names[body] = known
+        return known
 
     def _maybe_made(self, name: str, frame: Frame) -> bool:
         """Does the text bind `name` to a call of a factory here (`name = self._get_map(...)`)?"""

@@ -687,10 +687,14 @@ class PipelineModel(KerasQueries):
         dead: set[int] = set()
         defined = [(name, function) for name, function in self.functions.items()]
         defined += [(name, function) for methods in self.methods.values() for name, function in methods.items()]
+        calling: dict[str, list[cst.Call]] = {}  # (each call under the name it calls, read once)
+        for site in self.calls:
+            func = site.call.func
+            callee = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+            if callee is not None:
+                calling.setdefault(callee, []).append(site.call)
         for name, function in defined:
-            sites = [site.call for site in self.calls
-                     if isinstance(site.call.func, cst.Name) and site.call.func.value == name
-                     or isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value == name]
+            sites = calling.get(name, [])
             if not sites or not (any(is_bool(p.default) for p in all_params(function.params))
                                  or any(is_bool(arg.value) for call in sites for arg in call.args)):
                 continue
