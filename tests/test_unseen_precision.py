@@ -1021,3 +1021,60 @@ def test_a_flow_read_by_a_loop_that_breaks_at_once_is_only_looked_at(tmp_path):
     assert _found(root, "PL403") == [("show.py", 3, "PL403")]
     root = _project(tmp_path / "no_break", {"show.py": _shown_once("")})
     assert _found(root, "PL403") == [("show.py", 3, "PL403")]
+
+
+# --- PL101: a method of an object the class keeps on `self` (pool 2034) -------------------------
+
+AUGMENTATION_CLASS = """
+    import tensorflow as tf
+    import tensorflow_addons as tfa
+
+    class Augmentation(object):
+        def __init__(self, image_size):
+            self.image_size = image_size
+
+        @tf.function
+        def normalize(self, image, depth):
+            return tf.cast(image, tf.float32) / 127.5 - 1, tf.clip_by_value(depth, 0.0, 10.0)
+
+        def flip(self, image, depth):
+            if tf.random.uniform([]) > 0.5:
+                return tf.image.flip_left_right(image), tf.image.flip_left_right(depth)
+            return image, depth
+"""
+
+LOADER_CLASS = """
+    import tensorflow as tf
+    import tensorflow_datasets as tfds
+    from utils.augmentations import Augmentation
+
+    class GenerateDatasets:
+        def __init__(self, batch_size):
+            self.data = tfds.load("nyu_depth_v2", split="train")
+            self.batch_size = batch_size
+            self.augmentations = Augmentation(image_size=(480, 640))
+
+        @tf.function
+        def preprocess_valid(self, sample):
+            return self.augmentations.normalize(image=sample["image"], depth=sample["depth"])
+
+        def preprocess_train(self, sample):
+            image, depth = self.augmentations.flip(sample["image"], sample["depth"])
+            return self.augmentations.normalize(image=image, depth=depth)
+
+        def get_valid(self, valid_data: tf.data.Dataset):
+            return valid_data.map(self.preprocess_valid).batch(self.batch_size)
+
+        def get_train(self, train_data: tf.data.Dataset):
+            return train_data.map(self.preprocess_train).batch(self.batch_size)
+"""
+
+
+def test_a_method_of_an_object_kept_on_self_is_judged_by_its_body(tmp_path):
+    root = _project(tmp_path, {"utils/__init__.py": "", "utils/augmentations.py": AUGMENTATION_CLASS,
+                               "utils/load_datasets.py": LOADER_CLASS})
+    # only stateless ops behind `self.augmentations.normalize`: tf.data parallelizes that map itself;
+    # the training map draws random numbers in `flip`, so it stays serial
+    (finding,) = check_paths([root], select=["PL101"])
+    assert finding.line == 23
+    assert "`tf.random.uniform`" in finding.message

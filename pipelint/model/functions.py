@@ -168,6 +168,13 @@ class MappedFunctions(InterpreterState):
                     home, cls, function = method
                     absorb(self._facts_elsewhere(home, function, cls, depth + 1, False), call)
                     proven = True
+                elif depth < 2 and frame.cls is not None and isinstance(call.func.value, cst.Attribute) \
+                        and isinstance(call.func.value.value, cst.Name) and call.func.value.value.value == "self" \
+                        and (method := self._attribute_method(frame.cls, call.func.value.attr.value, call.func.attr.value)):
+                    # `self.augmentations.normalize(...)` with `self.augmentations = Augmentation(...)`
+                    home, cls, function = method
+                    absorb(self._facts_elsewhere(home, function, cls, depth + 1, False), call)
+                    proven = True
                 else:
                     proven = (call.func.attr.value in TRACE_TIME_METHODS or call.func.attr.value in STATELESS_TENSOR_METHODS
                               or call.func.attr.value in TENSOR_ARRAY_METHODS
@@ -222,6 +229,34 @@ class MappedFunctions(InterpreterState):
             found = self.methods.get(cls, {}).get(method)
             return (None, cls, found) if found is not None else None
         qualified = self.qualified_name(annotation) if annotation is not None and self.project is not None else None
+        found = self.project.definition(f"{qualified}.{method}") if qualified is not None else None
+        if found is None:
+            return None
+        home, defined = found
+        node, cls = home.find(defined), home.find(defined.partition(".")[0])
+        if isinstance(node, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
+            return home, cls, node
+        return None
+
+    def _attribute_method(self, owner: cst.ClassDef, attribute: str, method: str
+                          ) -> tuple[object | None, cst.ClassDef, cst.FunctionDef] | None:
+        """Method `method` of the class whose instance `owner`'s methods store as `self.attribute`
+        (`self.augmentations = Augmentation(...)`: one such assignment, a class of this module or
+        of the project): its module (None: this one), the class and the method."""
+        made = {id(assign.value): assign.value for assign in nodes_of(owner, cst.Assign)
+                for target in assign.targets
+                if isinstance(target.target, cst.Attribute) and isinstance(target.target.value, cst.Name)
+                and target.target.value.value == "self" and target.target.attr.value == attribute}
+        if len(made) != 1:
+            return None  # (never stored, or stored more than once: which class is not sure)
+        (value,) = made.values()
+        if not isinstance(value, cst.Call):
+            return None
+        if isinstance(value.func, cst.Name) and value.func.value in self._local_class_names:
+            cls = next(c for c in self.classes if c.name.value == value.func.value)
+            found = self.methods.get(cls, {}).get(method)
+            return (None, cls, found) if found is not None else None
+        qualified = self.qualified_name(value.func) if self.project is not None else None
         found = self.project.definition(f"{qualified}.{method}") if qualified is not None else None
         if found is None:
             return None
