@@ -305,3 +305,39 @@ def test_a_flow_only_printed_or_described_is_a_look(tmp_path):
         print(xy_train[0][0].shape, len(xy_train))
     """)
     assert _json(root, "--show-housekeeping") == []
+
+
+GAN = """
+    from keras.layers.advanced_activations import LeakyReLU
+    from keras.models import Model, Sequential
+    from keras.optimizers import Adam, RMSprop
+
+    optimizer = Adam({rate})
+    discriminator = Sequential([LeakyReLU()])
+    discriminator.compile(loss="binary_crossentropy", optimizer=optimizer)
+    combined = Model(z, discriminator(z))
+    combined.compile(loss="binary_crossentropy", optimizer=optimizer)
+"""
+
+
+@pytest.mark.parametrize("requirement,rate,impact", [
+    # Keras 2 runs it; the shared step count only hurries Adam's bias correction at first: what
+    # remains is that TensorFlow 2.11 and Keras 3 refuse it (pool 2034's Keras-GAN copies)
+    ("keras==2.2.4", "0.0002, 0.5", "breaks-on-upgrade"),
+    # a per-step decay (or a schedule) advances for every model: it changes what is learned
+    ("keras==2.2.4", "0.0002, 0.5, decay=1e-6", "correctness"),
+    ("keras==2.2.4", "learning_rate=schedule", "correctness"),
+    # Keras 3 refuses the second model's variables
+    ("tensorflow==2.17.0", "0.0002, 0.5", "correctness"),
+])
+def test_a_shared_optimizer_on_keras_2_is_a_migration_unless_a_schedule_follows_its_steps(
+        tmp_path, requirement, rate, impact):
+    root = _project(tmp_path, requirement, GAN.replace("{rate}", rate))
+    (finding,) = _json(root, "--select", "PL401", "--show-migrations")
+    assert finding["impact"] == impact
+    assert finding["line"] == 9
+    if impact == "breaks-on-upgrade":
+        assert 'raises "Unknown variable" from TensorFlow 2.11 and on Keras 3' in finding["message"]
+        # a default run counts it, and says how to show it
+        assert [f for f in _json(root) if f["code"] == "PL401"] == []
+        assert "--show-migrations" in _check(root).output

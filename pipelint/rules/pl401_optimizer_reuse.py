@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from pipelint.diagnostics import Impact
 from pipelint.model import CompileSite, ObjectValue, PipelineModel, find_arg, literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
@@ -17,6 +18,22 @@ def _legacy_class(kind: str | None) -> str | None:
         return None
     return kind.rsplit(".", 1)[-1]
 
+
+
+def _scheduled(optimizer: ObjectValue) -> bool:
+    """May the optimizer's learning rate follow its step count: a `decay=` (Keras 2's per-step
+    decay), or a learning rate that is not a plain number (a schedule object, a name)?"""
+    made = optimizer.node
+    if not isinstance(made, cst.Call):
+        return True
+    decay = find_arg(made, "decay")
+    if decay is not None and not (isinstance(decay.value, (cst.Integer, cst.Float)) and float(decay.value.value) == 0):
+        return True
+    rate = find_arg(made, "learning_rate", 0) or find_arg(made, "lr")
+    value = rate.value if rate is not None else None
+    if isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    return rate is not None and not isinstance(value, (cst.Integer, cst.Float))
 
 
 def _callee(via: cst.CSTNode | None) -> str | None:
@@ -66,6 +83,13 @@ Recompiling the same model with the same optimizer is fine, and so are optimizer
 A legacy optimizer (`keras.optimizers.legacy.*`) makes its slots per variable and runs shared: it
 is reported only where its update depends on the step count (Adam, Adamax, Nadam, AdamW), which
 every model it trains advances.
+
+Impact: correctness where the target refuses the second model (TensorFlow 2.11 and later, Keras 3)
+or where a learning-rate schedule or Keras 2's `decay=` follows the shared step count. Code written
+for Keras 2 before 2.11 that shares a plain `Adam(0.0002, 0.5)` (the GAN pattern: a discriminator
+and the combined model) runs: the shared step count only hurries the bias correction of the first
+thousand-odd steps, and what remains is that an upgrade breaks it, a breaks-on-upgrade finding
+(shown with `--show-migrations`).
 
 ## Example
 ```python
@@ -345,13 +369,24 @@ No automatic fix.
                 era = model.target.describe_tensorflow() if target.tensorflow is not None else \
                     f"the Keras 2 of TensorFlow before 2.11 ({target.source})"
                 what, runs = "optimizer", f"on {era} it runs"
+            impact = None
             if legacy is not None:
                 if legacy not in _STEP_CORRECTED:
                     continue  # a legacy optimizer keeps its slots per variable: sharing it runs fine
-                message = (f"{what} `{_name_of(site, model)}` is shared by several models: {runs} "
-                           f"(slots are made per variable), but its step count advances for every model it "
-                           f"trains, which shifts {legacy}'s bias correction and any learning-rate schedule; "
-                           f"create one instance per model")
+                if what == "optimizer" and not _scheduled(site.optimizer):
+                    # Keras 2 runs it; the shared step count only hurries the bias correction
+                    # of the first thousand-odd steps: what remains is that TensorFlow 2.11 and
+                    # Keras 3 refuse a second model's variables.
+                    impact = Impact.BREAKS_ON_UPGRADE
+                    message = (f"optimizer `{_name_of(site, model)}` is shared by several models: {runs} "
+                               f"(slots are made per variable; the shared step count only hurries "
+                               f"{legacy}'s bias correction over the first steps), and raises \"Unknown "
+                               f"variable\" from TensorFlow 2.11 and on Keras 3; create one instance per model")
+                else:
+                    message = (f"{what} `{_name_of(site, model)}` is shared by several models: {runs} "
+                               f"(slots are made per variable), but its step count advances for every model "
+                               f"it trains, which shifts {legacy}'s bias correction and any learning-rate "
+                               f"schedule; create one instance per model")
             reported.add((site.call, site.via))
             if site.via is not None and any(other.call is site.call and other.via is not site.via
                                             for other in sites[:index]):
@@ -361,10 +396,10 @@ No automatic fix.
                 if not any(other.call is site.call and other.via is not site.via
                            and _callee(other.via) == _callee(site.via) for other in sites[:index]):
                     continue
-                ctx.report(site.via, message)
+                ctx.report(site.via, message, impact=impact)
                 continue
             arg = find_arg(site.call, "optimizer", 0)
-            ctx.report(arg.value if arg is not None else site.call, message)
+            ctx.report(arg.value if arg is not None else site.call, message, impact=impact)
 
     @staticmethod
     def _twice_in_one_compile(site: CompileSite, model: PipelineModel) -> str | None:
