@@ -139,7 +139,14 @@ def test_fixes_and_advice_follow_an_older_target(tmp_path):
 
 
 def test_keras2_advice_names_the_experimental_layers_before_2_6(tmp_path):
+    # a generator that only scales is told where its scaling goes
     found = _found(_project(tmp_path, "tensorflow==2.4.1"), "--select", "PL403")
+    (generator,) = found["PL403"]
+    assert "`tf.keras.preprocessing.image_dataset_from_directory` with its scaling (`Rescaling`" in generator["message"]
+    assert "RandomFlip" not in generator["message"]
+    # one that augments, of the random layers of that release
+    augmenting = MIGRATIONS.replace("ImageDataGenerator(rescale=1 / 255)", "ImageDataGenerator(rotation_range=20)")
+    found = _found(_project(tmp_path / "augments", "tensorflow==2.4.1", augmenting), "--select", "PL403")
     (generator,) = found["PL403"]
     assert "`tf.keras.preprocessing.image_dataset_from_directory`" in generator["message"]
     assert "`tf.keras.layers.experimental.preprocessing`" in generator["message"]

@@ -389,7 +389,9 @@ def test_gan_sharing_one_adam_on_keras2_of_unnamed_release_says_what_it_shifts(t
     (finding,) = [d for d in check_paths([root], select=["PL401"])]
     assert finding.line == 10
     assert "Keras 2 of TensorFlow before 2.11" in finding.message and "step count" in finding.message
-    assert "Unknown variable" not in finding.message
+    # it runs there: the error is what an upgrade brings, and said so
+    assert 'raises "Unknown variable" from TensorFlow 2.11 and on Keras 3' in finding.message
+    assert finding.impact.value == "breaks-on-upgrade"
 
 
 def test_branches_of_an_if_joining_at_one_take_are_no_split(tmp_path):
@@ -1078,3 +1080,19 @@ def test_a_method_of_an_object_kept_on_self_is_judged_by_its_body(tmp_path):
     (finding,) = check_paths([root], select=["PL101"])
     assert finding.line == 23
     assert "`tf.random.uniform`" in finding.message
+
+
+def test_a_generator_that_only_applies_preprocess_input_loads_and_is_told_where_scaling_goes(tmp_path):
+    """`preprocessing_function=vgg16.preprocess_input` is a fixed scaling, not an augmentation
+    (pool 2034: the advice to add RandomFlip layers to a test set was judged wrong)."""
+    root = _project(tmp_path, {"train.py": """
+        import tensorflow as tf
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        train = ImageDataGenerator(preprocessing_function=tf.keras.applications.vgg16.preprocess_input)
+        batches = train.flow_from_directory("data/train", target_size=(224, 224), batch_size=10)
+        model.fit(batches, epochs=10)
+    """})
+    (finding,) = check_paths([root], select=["PL403"])
+    assert finding.message.startswith("`ImageDataGenerator` is deprecated and loads in Python one batch at a time")
+    assert "with its scaling (`Rescaling`, `preprocess_input`) in the model or a parallel `map`" in finding.message
+    assert "RandomFlip" not in finding.message

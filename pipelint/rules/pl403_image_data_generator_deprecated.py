@@ -44,12 +44,20 @@ _AUGMENTING = frozenset({"rotation_range", "width_shift_range", "height_shift_ra
                          "preprocessing_function"})
 
 
-def _augments(construction: cst.Call) -> bool:
+def _augments(model, construction: cst.Call) -> bool:
     for arg in construction.args:
         if arg.keyword is not None and arg.keyword.value in _AUGMENTING and not is_false(arg.value) \
-                and not (isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0):
+                and not (isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0) \
+                and not (arg.keyword.value == "preprocessing_function" and _fixed_preprocessing(model, arg.value)):
             return True
     return False
+
+
+def _fixed_preprocessing(model, function: cst.BaseExpression) -> bool:
+    """`preprocessing_function=vgg16.preprocess_input`: a Keras application's fixed scaling, the
+    same for every image (a transform, not an augmentation)."""
+    name = model.qualified_name(function) or ""
+    return name.startswith("keras.applications.") and name.endswith(".preprocess_input")
 
 
 def _fit_given_workers(model) -> bool:
@@ -88,7 +96,7 @@ def _only_writes_to_disk(model, flows: list[cst.Call]) -> bool:
     return True
 
 
-def _advice(target) -> str:
+def _advice(target, augments: bool = True) -> str:
     """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
     experimental ones from 2.3, a tf.data pipeline before; on Keras 2, also `fit`'s workers."""
     workers = _KERAS2_WORKERS if target.keras_major == 2 else ""
@@ -99,14 +107,22 @@ def _advice(target) -> str:
             # (TensorFlow 2.1 moved generators to `fit`; standalone Keras 2.3 and older
             # trains on them through `fit_generator`)
             workers = _OLD_KERAS2_WORKERS
+        random = " and `tf.image` random ops" if augments else ""
         return (f"on {target.describe_tensorflow()} build a tf.data pipeline instead (`Dataset.list_files`, "
-                f"`tf.io.decode_image` and `tf.image` random ops in a parallel `map`){workers}")
-    experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with the preprocessing layers of "
-                    "`tf.keras.layers.experimental.preprocessing` (`RandomFlip`, `RandomRotation`, ...)")
+                f"`tf.io.decode_image`{random} in a parallel `map`){workers}")
+    # (a generator that only scales is told where its scaling goes, not of random layers)
+    if augments:
+        experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with the preprocessing layers of "
+                        "`tf.keras.layers.experimental.preprocessing` (`RandomFlip`, `RandomRotation`, ...)")
+        current = ("`keras.utils.image_dataset_from_directory` with preprocessing layers (`RandomFlip`, "
+                   "`RandomRotation`, ...)")
+    else:
+        experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with its scaling (`Rescaling`, "
+                        "`preprocess_input`)")
+        current = "`keras.utils.image_dataset_from_directory` with its scaling (`Rescaling`, `preprocess_input`)"
     if target.is_before((2, 6)):
         return f"on {target.describe_tensorflow()} use {experimental} in the model or a parallel `map`{workers}"
-    current = ("`keras.utils.image_dataset_from_directory` with preprocessing layers (`RandomFlip`, "
-               "`RandomRotation`, ...) in the model or a parallel `map`")
+    current += " in the model or a parallel `map`"
     if target.keras_major == 2 and not target.is_from((2, 6)):
         return f"use {current} (TensorFlow 2.6 and later; from 2.3: {experimental}){workers}"
     return f"use {current}{workers}"
@@ -139,13 +155,15 @@ batched, shuffled, prefetched `tf.data.Dataset`, and augmentation belongs in pre
 
 Impact: speed where the generator reads image files (`flow_from_directory`,
 `flow_from_dataframe`) or transforms each image in Python (`rotation_range`, `zoom_range`,
-`horizontal_flip`, a `preprocessing_function`...): Keras 3 keeps it only as a legacy API whose batches load one at a time,
+`horizontal_flip`, a `preprocessing_function` other than a Keras application's fixed
+`preprocess_input`...): Keras 3 keeps it only as a legacy API whose batches load one at a time,
 with no `workers`, and Keras 2's `fit` loads them in one worker unless given `workers=N`.
 Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only rescales arrays
 already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
 batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
 are only evaluated or predicted on (`evaluate`, `predict`) is minor speed (shown with
-`--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). The replacement named follows the target:
+`--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
+not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
 2.1 and with standalone Keras 2.3 or older; that alone before TensorFlow 1.4, which brought tf.data). The message calls it deprecated only where
@@ -256,7 +274,7 @@ No automatic fix.
                     or _only_writes_to_disk(ctx.model, flows) or ctx.model.handed_only_to_lookers(site.call, _FLOWS):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
-            augments = _augments(site.call)
+            augments = _augments(ctx.model, site.call)
             # Keras 2's `fit(workers=N)` loads its batches in parallel (one worker by default);
             # Keras 3's legacy copy has no workers.
             serial_work = (_decodes_files(ctx.model, site.call) or augments) and not (
@@ -269,4 +287,4 @@ No automatic fix.
             work = "augments" if augments else "loads"
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
-                       f"{_advice(target)}", impact=impact)
+                       f"{_advice(target, augments)}", impact=impact)
