@@ -319,6 +319,7 @@ GAN = """
     from keras.models import Model, Sequential
     from keras.optimizers import Adam, RMSprop
 
+    lr = 0.0002
     optimizer = Adam({rate})
     discriminator = Sequential([LeakyReLU()])
     discriminator.compile(loss="binary_crossentropy", optimizer=optimizer)
@@ -334,6 +335,8 @@ GAN = """
     # a per-step decay (or a schedule) advances for every model: it changes what is learned
     ("keras==2.2.4", "0.0002, 0.5, decay=1e-6", "correctness"),
     ("keras==2.2.4", "learning_rate=schedule", "correctness"),
+    # a rate the module binds once to a number is a plain rate
+    ("keras==2.2.4", "lr=lr, beta_1=0.5, decay=0.0", "breaks-on-upgrade"),
     # Keras 3 refuses the second model's variables
     ("tensorflow==2.17.0", "0.0002, 0.5", "correctness"),
 ])
@@ -342,7 +345,7 @@ def test_a_shared_optimizer_on_keras_2_is_a_migration_unless_a_schedule_follows_
     root = _project(tmp_path, requirement, GAN.replace("{rate}", rate))
     (finding,) = _json(root, "--select", "PL401", "--show-migrations")
     assert finding["impact"] == impact
-    assert finding["line"] == 9
+    assert finding["line"] == 10
     if impact == "breaks-on-upgrade":
         assert 'raises "Unknown variable" from TensorFlow 2.11 and on Keras 3' in finding["message"]
         # a default run counts it, and says how to show it

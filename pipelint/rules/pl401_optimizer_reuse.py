@@ -20,20 +20,32 @@ def _legacy_class(kind: str | None) -> str | None:
 
 
 
-def _scheduled(optimizer: ObjectValue) -> bool:
+def _scheduled(optimizer: ObjectValue, model: PipelineModel) -> bool:
     """May the optimizer's learning rate follow its step count: a `decay=` (Keras 2's per-step
-    decay), or a learning rate that is not a plain number (a schedule object, a name)?"""
+    decay), or a learning rate that is not a plain number (a schedule object; a name the module
+    binds once to a number is one)?"""
     made = optimizer.node
     if not isinstance(made, cst.Call):
         return True
     decay = find_arg(made, "decay")
-    if decay is not None and not (isinstance(decay.value, (cst.Integer, cst.Float)) and float(decay.value.value) == 0):
+    if decay is not None and _number(decay.value, model) != 0:
         return True
     rate = find_arg(made, "learning_rate", 0) or find_arg(made, "lr")
-    value = rate.value if rate is not None else None
-    if isinstance(value, cst.UnaryOperation):
-        value = value.expression
-    return rate is not None and not isinstance(value, (cst.Integer, cst.Float))
+    return rate is not None and _number(rate.value, model) is None
+
+
+def _number(value: cst.BaseExpression, model: PipelineModel) -> float | None:
+    if isinstance(value, cst.Name):
+        value = model.bound_once(value.value)
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        inner = _number(value.expression, model)
+        return -inner if inner is not None else None
+    if isinstance(value, (cst.Integer, cst.Float)):
+        try:
+            return float(value.value.replace("_", ""))
+        except ValueError:
+            return None
+    return None
 
 
 def _callee(via: cst.CSTNode | None) -> str | None:
@@ -373,7 +385,7 @@ No automatic fix.
             if legacy is not None:
                 if legacy not in _STEP_CORRECTED:
                     continue  # a legacy optimizer keeps its slots per variable: sharing it runs fine
-                if what == "optimizer" and not _scheduled(site.optimizer):
+                if what == "optimizer" and not _scheduled(site.optimizer, model):
                     # Keras 2 runs it; the shared step count only hurries the bias correction
                     # of the first thousand-odd steps: what remains is that TensorFlow 2.11 and
                     # Keras 3 refuse a second model's variables.
