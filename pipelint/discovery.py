@@ -7,6 +7,9 @@
   directories, and those above a walked directory up to the enclosing git work tree (the directory
   holding `.git`), plus `.git/info/exclude`. Disabled with `respect-gitignore = false`.
 * Symlinked directories are followed, but each real directory is walked once (no loops).
+* A vendored copy of TensorFlow's Model Garden (`official/` beside `research/`) or of its Object
+  Detection API (`object_detection/` with `protos/` and `builders/`) is not walked: TensorFlow's
+  code, not the project's. Given explicitly, it is.
 * Besides `.py`, `.pyi` and `.ipynb`, files matching an `extend-include` glob are collected (and
   read as Python).
 * Files given explicitly are always checked (whatever their suffix) unless `force_exclude` is
@@ -212,6 +215,29 @@ def _explicitly_excluded(settings: Settings, ignores: _GitIgnores, absolute: str
         ignores, absolute, is_dir, str(settings.root))
 
 
+# A copy of tensorflow/models (the Model Garden: `official/` beside `research/`) or of its
+# Object Detection API (`object_detection/` holding `protos/` and `builders/`) inside a project is
+# TensorFlow's code, vendored to be run or imported, not the user's: its thousands of pipelines and
+# unit tests are not walked (name the copy on the command line to check it).
+_VENDORED_TOGETHER = frozenset({"official", "research"})
+
+
+def _vendored_children(entries: list[os.DirEntry]) -> frozenset[str]:
+    names = {entry.name for entry in entries if entry.name in _VENDORED_TOGETHER or entry.name == "object_detection"}
+    if not names:
+        return frozenset()  # (most directories: nothing to look at)
+    vendored = set(_VENDORED_TOGETHER) if _VENDORED_TOGETHER <= names else set()
+    if "object_detection" in names:
+        try:
+            inside = {child.name for child in os.scandir(os.path.join(os.path.dirname(entries[0].path),
+                                                                      "object_detection"))}
+        except OSError:
+            inside = set()
+        if {"protos", "builders"} <= inside:
+            vendored.add("object_detection")
+    return frozenset(vendored)
+
+
 def _walk(top: str, top_display: str, resolver: SettingsResolver, ignores: _GitIgnores,
           visited: set[tuple[int, int]], found: dict[str, str], errors: list[str],
           top_stat: os.stat_result) -> None:
@@ -248,8 +274,11 @@ def _walk(top: str, top_display: str, resolver: SettingsResolver, ignores: _GitI
                 chain = parent_chain + [(directory, spec)]
 
         subdirs: list[tuple[str, str, list]] = []
+        vendored = _vendored_children(entries)
         for entry in entries:
             name = entry.name
+            if name in vendored:
+                continue
             try:
                 entry_is_dir = entry.is_dir()  # follows symlinks
                 entry_is_file = not entry_is_dir and entry.is_file()

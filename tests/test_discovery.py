@@ -203,3 +203,18 @@ def test_explicit_gitignored_dir_is_walked(tmp_path):
     assert files == [".venv/lib/site-packages/pkg/m.py", "vendor/lib/v.py"]
     files, _ = found(tmp_path, ["vendor"], force_exclude=True)
     assert files == []
+
+
+def test_a_vendored_copy_of_tensorflows_model_garden_is_not_walked(tmp_path):
+    """`models/official` beside `models/research` (a copy of tensorflow/models) and an Object
+    Detection API copy are TensorFlow's code (pool 2035: 6 findings on them judged false, the rest
+    not worth acting on); given explicitly, they are checked."""
+    touch(tmp_path, "train.py", "models/official/core/input_reader.py", "models/research/slim/nets.py",
+          "models/README.py", "object_detection/protos/a.py", "object_detection/builders/b.py",
+          "object_detection/model_lib.py", "my/official/own.py", "my/object_detection/detect.py")
+    files, _ = found(tmp_path)
+    # an `official` without `research` beside it, an `object_detection` without protos and
+    # builders: the project's own
+    assert files == ["models/README.py", "my/object_detection/detect.py", "my/official/own.py", "train.py"]
+    files, _ = found(tmp_path, ["models/official"])
+    assert files == ["models/official/core/input_reader.py"]
