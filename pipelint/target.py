@@ -406,8 +406,9 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
         if evidence is not None and evidence.tensorflow is not None:  # written for TensorFlow 1.x
             fitting = [release for release in admitted if release[0] == 1]
         elif evidence is not None and evidence.keras == 2:  # written for Keras 2
-            until = _OPTIMIZER_V2_UNTIL if any(f"`{name}`" in evidence.source for name in _OPTIMIZER_V2_PRIVATE) \
-                else _KERAS3_FROM
+            until = evidence.until or (
+                _OPTIMIZER_V2_UNTIL if any(f"`{name}`" in evidence.source for name in _OPTIMIZER_V2_PRIVATE)
+                else _KERAS3_FROM)
             fitting = [release for release in admitted if release < until]
         narrowed = bool(fitting) and fitting != admitted
         if narrowed:
@@ -431,6 +432,9 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
             keras = 3  # `keras` unpinned: today's Keras
         if declared.tensorflow is None and declared.keras and admitted_keras:
             return _beside_keras(admitted_keras, declared, evidence, Target(tensorflow, keras, source))
+    if tensorflow is None and keras == 2 and evidence is not None and evidence.until is not None:
+        # (Keras 1's arguments in a project that names no TensorFlow release: that era's)
+        return Target(None, 2, f"{source}, with {evidence.source}", until=evidence.until)
     return Target(tensorflow, keras, source)
 
 
@@ -482,6 +486,16 @@ _KERAS2_API = _Lazy(
     r"\.(?:" + "|".join(_OPTIMIZER_V2_PRIVATE) + r")\s*\(")
 
 
+# Keras 1's argument names (and its `Convolution2D`), which only standalone Keras up to 2.3 took
+# (its legacy interfaces converted them; tf.keras never did): the project runs standalone Keras
+# of that era, on TensorFlow before 2.3, where `fit` takes no generator.
+_KERAS1_ARGUMENTS = ("nb_epoch", "samples_per_epoch", "nb_val_samples", "max_q_size", "nb_worker", "pickle_safe",
+                     "border_mode")
+_KERAS1_API = _Lazy(r"\b(?:(?:" + "|".join(_KERAS1_ARGUMENTS) + r")\s*=|Convolution2D\s*\()")
+#: The first TensorFlow release no standalone Keras of Keras 1's arguments ran on.
+_KERAS1_STYLE_UNTIL = (2, 3)
+
+
 def _may_show_keras2(text: str) -> bool:
     """Is a literal that one of `_KERAS2_API`'s alternatives needs in `text`? Without one the
     pattern cannot match, and it takes the pattern ~0.4 ms of a long module to find that out
@@ -502,6 +516,9 @@ def api_evidence(text: str) -> str:
     if tf1 is not None:
         name = tf1.group(0).replace("from ", "").replace("import ", "").strip().lstrip(".").rstrip("(")
         return f"1.x `{name}`"
+    keras1 = _KERAS1_API.search(text) if any(word in text for word in (*_KERAS1_ARGUMENTS, "Convolution2D")) else None
+    if keras1 is not None:
+        return "keras1 `" + keras1.group(0).rstrip("(= ").strip() + "`"
     keras2 = _KERAS2_API.search(text) if _may_show_keras2(text) else None
     if keras2 is not None:
         found = keras2.group(0).strip()
@@ -520,11 +537,13 @@ def api_evidence(text: str) -> str:
 def _from_api(evidence: Sequence[tuple[str, str]]) -> Target | None:
     """The target the code's API shows: `evidence` is (where, `api_evidence`), this module's first,
     then the project modules connected to it, nearest first; TensorFlow 1.x API wins over Keras 2's."""
-    for kind in ("1.x", "keras2"):
+    for kind in ("1.x", "keras1", "keras2"):
         for where, found in evidence:
             if found.startswith(kind + " "):
                 name = found[len(kind) + 1:]
-                return Target((1, 15), 2, f"{name} in {where}") if kind == "1.x" else Target(None, 2, f"{name} in {where}")
+                if kind == "1.x":
+                    return Target((1, 15), 2, f"{name} in {where}")
+                return Target(None, 2, f"{name} in {where}", until=_KERAS1_STYLE_UNTIL if kind == "keras1" else None)
     return None
 
 

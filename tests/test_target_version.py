@@ -378,6 +378,8 @@ def test_a_projection_written_as_a_loop_is_cheap_on_any_release(tmp_path):
     ("from keras.layers.convolutional import Conv2D\n", "keras2 `keras.layers.convolutional`"),
     ("from keras.layers import Conv2D\n", ""),
     ("model.evaluate(seq, use_multiprocessing=True)\n", "keras2 `evaluate(use_multiprocessing=...)`"),
+    ("model.fit_generator(gen, samples_per_epoch=2000, nb_epoch=5)\n", "keras1 `samples_per_epoch`"),
+    ("x = Convolution2D(32, 3, 3, border_mode='same')(x)\n", "keras1 `Convolution2D`"),
     # one per alternative of the Keras 2 pattern, each past the substring test in front of it
     ("from tensorflow.python.keras.layers import Dense\n", "keras2 `tensorflow.python.keras`"),
     ("from keras.utils.np_utils import to_categorical\n", "keras2 `keras.utils.np_utils`"),
@@ -452,9 +454,38 @@ def test_under_an_old_keras_pin_the_rules_read_an_old_tensorflow(tmp_path):
     assert "TensorFlow before 2.3 (`keras==2.2.4` in requirements.txt) does not parallelize maps" in messages["PL101"]
     assert "injects no final prefetch" in messages["PL103"]
     assert "deprecated" not in messages["PL403"]
-    assert messages["PL403"].endswith("build a tf.data pipeline instead (`Dataset.list_files`, `tf.io.decode_image` "
-                                      "and `tf.image` random ops in a parallel `map`); or load batches in parallel "
-                                      "with `fit_generator(..., workers=N)`")
+    # the multi-backend Keras of that time trains on no tf.data dataset (pool 2035)
+    assert messages["PL403"].endswith("on TensorFlow before 2.3 (`keras==2.2.4` in requirements.txt) load batches "
+                                      "in parallel with `fit_generator(..., workers=N)`")
+
+
+@pytest.mark.parametrize("flow,source", [
+    ('flow_from_directory("data/train")', "`Dataset.list_files`, `tf.image.decode_image`"),
+    ("flow(x_train, y_train)", "`Dataset.from_tensor_slices((x, y))`"),  # arrays in memory are sliced
+])
+def test_tf_keras_before_2_3_is_told_of_a_tf_data_pipeline(tmp_path, flow, source):
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.2.0\n", "train.py": f"""
+        import tensorflow as tf
+        gen = tf.keras.preprocessing.image.ImageDataGenerator(rotation_range=20).{flow}
+        model.fit(gen, epochs=10)
+        """})
+    (message,) = [d.message for d in check_paths([root], select=["PL403"])]
+    assert message.endswith(f"on TensorFlow 2.2 (requirements.txt) build a tf.data pipeline instead ({source} and "
+                            "`tf.image` random ops in a parallel `map`); or, on Keras 2, load batches in parallel "
+                            "with `fit(..., workers=N, use_multiprocessing=True)`")
+
+
+def test_keras_1_arguments_mean_standalone_keras_before_tensorflow_2_3(tmp_path):
+    """`nb_epoch`, `samples_per_epoch`, `Convolution2D`: only standalone Keras up to 2.3 took them."""
+    root = _project(tmp_path, {"train.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
+        model.fit_generator(gen, samples_per_epoch=2000, nb_epoch=50)
+        """})
+    target = target_for(root / "train.py", (root / "train.py").read_text())
+    assert target.describe_tensorflow() == "TensorFlow before 2.3 (`samples_per_epoch` in this module)"
+    (message,) = [d.message for d in check_paths([root], select=["PL403"])]
+    assert message.endswith("load batches in parallel with `fit_generator(..., workers=N)`")
 
 
 def test_before_tf_data_the_advice_is_workers_alone(tmp_path):

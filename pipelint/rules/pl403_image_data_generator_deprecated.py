@@ -31,6 +31,13 @@ def _flows(model, construction: cst.Call, names: frozenset[str] = _FLOWS, unknow
     return found
 
 
+def _only_arrays(model, construction: cst.Call) -> bool:
+    """Does the generator only slice arrays in memory: `flow(x, y)` its only flow?"""
+    flows = _flows(model, construction)
+    return bool(flows) and all(isinstance(flow.func, cst.Attribute) and flow.func.attr.value == "flow"
+                               for flow in flows)
+
+
 def _decodes_files(model, construction: cst.Call) -> bool:
     """Is a flow that decodes image files called on the generator this call makes, or on a
     generator the module does not know (the module's generators are made for it)?"""
@@ -96,36 +103,54 @@ def _only_writes_to_disk(model, flows: list[cst.Call]) -> bool:
     return True
 
 
-def _advice(target, augments: bool = True) -> str:
+def _advice(target, augments: bool = True, standalone: bool = False, in_memory: bool = False) -> str:
     """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
-    experimental ones from 2.3, a tf.data pipeline before; on Keras 2, also `fit`'s workers."""
+    experimental ones from 2.3, a tf.data pipeline before; on Keras 2, also `fit`'s workers.
+    Standalone Keras before TensorFlow 2.3 trains on no tf.data dataset: its workers alone. Arrays
+    already in memory (`flow(x, y)`) are sliced, not listed from a directory."""
     workers = _KERAS2_WORKERS if target.keras_major == 2 else ""
-    if target.is_before((1, 4)):  # (tf.data came with TensorFlow 1.4)
+    # (tf.data came with TensorFlow 1.4; the multi-backend Keras of TensorFlow 1.x and 2.0-2.2
+    # takes Python generators and Sequences only)
+    if target.is_before((1, 4)) or standalone and target.is_before((2, 3)):
         return f"on {target.describe_tensorflow()} load batches in parallel with `fit_generator(..., workers=N)`"
+    random = " and `tf.image` random ops" if augments else ""
     if target.is_before((2, 3)):
         if target.is_before((2, 1)) or target.tensorflow is None:
-            # (TensorFlow 2.1 moved generators to `fit`; standalone Keras 2.3 and older
-            # trains on them through `fit_generator`)
+            # (TensorFlow 2.1 moved generators to `fit`; before, `fit_generator` trains on them)
             workers = _OLD_KERAS2_WORKERS
-        random = " and `tf.image` random ops" if augments else ""
-        return (f"on {target.describe_tensorflow()} build a tf.data pipeline instead (`Dataset.list_files`, "
-                f"`tf.io.decode_image`{random} in a parallel `map`){workers}")
+        source = "`Dataset.from_tensor_slices((x, y))`" if in_memory else \
+            "`Dataset.list_files`, `tf.image.decode_image`"
+        return (f"on {target.describe_tensorflow()} build a tf.data pipeline instead ({source}{random} in a "
+                f"parallel `map`){workers}")
     # (a generator that only scales is told where its scaling goes, not of random layers)
     if augments:
-        experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with the preprocessing layers of "
-                        "`tf.keras.layers.experimental.preprocessing` (`RandomFlip`, `RandomRotation`, ...)")
-        current = ("`keras.utils.image_dataset_from_directory` with preprocessing layers (`RandomFlip`, "
-                   "`RandomRotation`, ...)")
+        experimental_layers = ("the preprocessing layers of `tf.keras.layers.experimental.preprocessing` "
+                               "(`RandomFlip`, `RandomRotation`, ...)")
+        layers = "preprocessing layers (`RandomFlip`, `RandomRotation`, ...)"
     else:
-        experimental = ("`tf.keras.preprocessing.image_dataset_from_directory` with its scaling (`Rescaling`, "
-                        "`preprocess_input`)")
-        current = "`keras.utils.image_dataset_from_directory` with its scaling (`Rescaling`, `preprocess_input`)"
+        experimental_layers = layers = "its scaling (`Rescaling`, `preprocess_input`)"
+    if in_memory:
+        experimental = current = f"`tf.data.Dataset.from_tensor_slices((x, y))` with {layers}"
+        experimental = f"`tf.data.Dataset.from_tensor_slices((x, y))` with {experimental_layers}"
+    else:
+        experimental = f"`tf.keras.preprocessing.image_dataset_from_directory` with {experimental_layers}"
+        current = f"`keras.utils.image_dataset_from_directory` with {layers}"
     if target.is_before((2, 6)):
         return f"on {target.describe_tensorflow()} use {experimental} in the model or a parallel `map`{workers}"
     current += " in the model or a parallel `map`"
     if target.keras_major == 2 and not target.is_from((2, 6)):
         return f"use {current} (TensorFlow 2.6 and later; from 2.3: {experimental}){workers}"
     return f"use {current}{workers}"
+
+
+def _standalone(model, construction: cst.Call) -> bool:
+    """Is the generator the multi-backend `keras` package's (`from keras.preprocessing.image
+    import ...`), not TensorFlow's `tf.keras`?"""
+    root = construction.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    imported = model.imports.names.get(root.value, "") if isinstance(root, cst.Name) else ""
+    return imported.split(".", 1)[0] in _ROOTS
 
 
 # Keras 2 loads a generator's batches in parallel when `fit` is asked to (Keras 3 has no workers here).
@@ -166,7 +191,9 @@ are only evaluated or predicted on (`evaluate`, `predict`) is minor speed (shown
 not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
-2.1 and with standalone Keras 2.3 or older; that alone before TensorFlow 1.4, which brought tf.data). The message calls it deprecated only where
+2.1; that alone before TensorFlow 1.4, which brought tf.data, and with the standalone, multi-backend
+Keras of TensorFlow before 2.3, which trains on no tf.data dataset). Arrays already in memory
+(`flow(x, y)`) are told of `Dataset.from_tensor_slices`, not of a directory loader. The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
 
 ## Example
@@ -287,4 +314,5 @@ No automatic fix.
             work = "augments" if augments else "loads"
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
-                       f"{_advice(target, augments)}", impact=impact)
+                       f"{_advice(target, augments, _standalone(ctx.model, site.call), _only_arrays(ctx.model, site.call))}",
+                       impact=impact)
