@@ -194,6 +194,10 @@ def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Ment
     return found, bindings
 
 
+# Keras' bundled datasets (`keras.datasets.<name>.load_data()`): examples in the train and test splits.
+_KERAS_DATASET_SIZES = {"mnist": (60_000, 10_000), "fashion_mnist": (60_000, 10_000),
+                        "cifar10": (50_000, 10_000), "cifar100": (50_000, 10_000)}
+
 # The names a snippet pasted from TensorFlow's docs uses without importing them.
 _CONVENTIONAL_NAMES = {"tf": "tensorflow", "keras": "keras"}
 
@@ -825,6 +829,26 @@ class PipelineModel(KerasQueries):
                         if ops[index + 1:] not in tails:
                             tails.append(ops[index + 1:])
         return list(self._continuations.get(op, ()))
+
+    def keras_dataset_size(self, name: str) -> int | None:
+        """How many examples `name` holds when the module unpacks it from a Keras dataset loader
+        (`(x_train, y_train), (x_test, y_test) = mnist.load_data()`: 60,000), and never rebinds it
+        to a part of itself (`x_train = x_train[:1000]`)."""
+        size = None
+        for assign in self._module_assigns():
+            for target in assign.targets:
+                if isinstance(target.target, cst.Name) and target.target.value == name \
+                        and nodes_of(assign.value, cst.Subscript):
+                    return None  # (a slice of it, or anything picked from something: not sure)
+                if not (isinstance(target.target, cst.Tuple) and isinstance(assign.value, cst.Call)):
+                    continue
+                loader = self.qualified_name(assign.value.func) or ""
+                sizes = _KERAS_DATASET_SIZES.get(loader.rsplit(".", 2)[-2] if loader.endswith(".load_data") else "")
+                for split, part in enumerate(target.target.elements):
+                    if sizes is not None and split < 2 and isinstance(part.value, cst.Tuple) and any(
+                            isinstance(item.value, cst.Name) and item.value.value == name for item in part.value.elements):
+                        size = sizes[split]
+        return size
 
     def bound_once(self, name: str) -> cst.BaseExpression | None:
         """What `name` is bound to, when the module assigns it exactly once (at any depth), as

@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Applicability
-from pipelint.model import DatasetPath, Op, literal_int
+from pipelint.model import DatasetPath, Op, constant_int, literal_int
+from pipelint.model.syntax import nodes_of
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -23,6 +24,49 @@ def _defaults_to_once(repeat: Op, model) -> bool:
         return False
     default = literal_int(model.parameter_default(repeat.call, count.value.value))
     return default is not None and 0 <= default <= 1
+
+
+def _ends_within_one_pass(model, site) -> bool:
+    """Does every loop over the shuffled data stop before the source's first pass ends: the
+    source of known size (a Keras dataset's arrays, `mnist.load_data()`), each consumer a loop over
+    `take(N)` of batches of B, and N * B plus the shuffle buffer within it (TensorFlow's examples:
+    200 steps of 128 of MNIST's 60,000)? Then no epoch boundary is crossed, nothing to mix."""
+    sizes = [_source_size(model, path) for path in site.prefixes]
+    if not sizes or None in sizes:
+        return False
+    buffer = constant_int(_value(site.op.arg("buffer_size", 0)), model)
+    consumers = model.consumers_of(site.op)
+    if buffer is None or not consumers:
+        return False
+    for consumer in consumers:
+        for path in consumer.value.paths:
+            ops = path.all_ops()
+            if site.op not in ops:
+                continue
+            after = ops[ops.index(site.op) + 1:]
+            take = next((op for op in reversed(after) if op.name == "take"), None)
+            batch = next((op for op in after if op.name == "batch"), None)
+            if consumer.kind != "for" or take is None or batch is None or after.index(batch) > after.index(take):
+                return False
+            steps = constant_int(_value(take.arg("count", 0)), model)
+            size = constant_int(_value(batch.arg("batch_size", 0)), model)
+            if steps is None or size is None or steps * size + buffer > min(sizes):
+                return False
+    return True
+
+
+def _value(arg):
+    return arg.value if arg is not None else None
+
+
+def _source_size(model, path: DatasetPath) -> int | None:
+    """The examples of `from_tensor_slices((x_train, y_train))` over a Keras dataset's arrays."""
+    origin = path.origin
+    if not origin.kind.endswith("from_tensor_slices") or not isinstance(origin.node, cst.Call) or not origin.node.args:
+        return None
+    names = [node.value for node in nodes_of(origin.node.args[0].value, cst.Name)]
+    sizes = {model.keras_dataset_size(name) for name in names}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def _stopped_by_zip(path: DatasetPath, repeat: Op, prefixes: list[DatasetPath]) -> bool:
@@ -60,6 +104,10 @@ their boundaries: examples of the next epoch appear before every example of this
 seen, so some examples are seen twice before others once. The tf.data guide notes that
 `shuffle` before `repeat` keeps epoch boundaries ("blurs the boundaries between epochs"
 otherwise), which is what epoch-level metrics and callbacks assume.
+
+A loop that stops within the source's first pass crosses no epoch boundary: TensorFlow's examples
+train on `take(200)` batches of 128 from MNIST's 60,000 arrays (`from_tensor_slices` over a Keras
+dataset's `load_data()`), and are not reported.
 
 ## Example
 ```python
@@ -138,8 +186,43 @@ while the shuffle buffer refills.
         texts = tf.data.TextLineDataset(['corpus.txt']).repeat(2).shuffle(1000)
         vectorizer.adapt(texts)
         """,
+        # TensorFlow's examples: 200 steps of 128 from MNIST's 60,000 never finish a pass
+        """
+        import tensorflow as tf
+        from tensorflow.keras.datasets import mnist
+        (x_train, y_train), (x_test, y_test) = mnist.load_data()
+        training_steps = 200
+        batch_size = 128
+        train_data = tf.data.Dataset.from_tensor_slices((x_train, y_train))
+        train_data = train_data.repeat().shuffle(5000).batch(batch_size).prefetch(1)
+        for step, (batch_x, batch_y) in enumerate(train_data.take(training_steps), 1):
+            train_step(batch_x, batch_y)
+        """,
     )
     INVALID = (
+        # 2,000 steps of 256 pass over MNIST's 60,000 eight times
+        Invalid(
+            """
+            import tensorflow as tf
+            from tensorflow.keras.datasets import mnist
+            (x_train, y_train), (x_test, y_test) = mnist.load_data()
+            train_data = tf.data.Dataset.from_tensor_slices((x_train, y_train))
+            train_data = train_data.repeat().shuffle(5000).batch(256).prefetch(1)
+            for step, (batch_x, batch_y) in enumerate(train_data.take(2000), 1):
+                train_step(batch_x, batch_y)
+            """,
+            line=5, column=34, end_column=41,
+            message="`shuffle()` after `repeat()` mixes examples across epoch boundaries",
+            fixed="""
+            import tensorflow as tf
+            from tensorflow.keras.datasets import mnist
+            (x_train, y_train), (x_test, y_test) = mnist.load_data()
+            train_data = tf.data.Dataset.from_tensor_slices((x_train, y_train))
+            train_data = train_data.shuffle(5000).repeat().batch(256).prefetch(1)
+            for step, (batch_x, batch_y) in enumerate(train_data.take(2000), 1):
+                train_step(batch_x, batch_y)
+            """,
+        ),
         Invalid(
             """
             import tensorflow as tf
@@ -219,7 +302,7 @@ while the shuffle buffer refills.
                            # `num_epochs`) makes one endless stream: moving the shuffle changes nothing
                            and not any(inner.name == "repeat" for inner in path.origin.implicit_ops)
                            and not _stopped_by_zip(path, op, site.prefixes)), None)
-            if repeat is None or _defaults_to_once(repeat, model):
+            if repeat is None or _defaults_to_once(repeat, model) or _ends_within_one_pass(model, site):
                 continue
             fix = None
             if (shuffle.receiver is repeat.call
