@@ -77,6 +77,9 @@ class Run:
 #: `--every S`: the probed side also keeps the running account (issue 30): an interval line and the
 #: JSON and HTML reports rewritten every S seconds, paid on the training thread like a user's job.
 EVERY: float = 0.0
+#: Each flush of the running account (report built, line logged, JSON and HTML written), seconds:
+#: what one interval costs the training thread.
+FLUSHES: list[float] = []
 
 
 def _timed(probed: bool, make_ds, train) -> Run:
@@ -91,6 +94,16 @@ def _timed(probed: bool, make_ds, train) -> Run:
         folder = tempfile.mkdtemp(prefix="pipelint-account-")
         account = Account(session, EVERY, json_path=os.path.join(folder, "r.json"),
                           html_path=os.path.join(folder, "r.html"), out=io.StringIO()).start()
+        flush = account.flush
+
+        def timed_flush(*args, **kwargs):
+            f0 = time.perf_counter()
+            try:
+                return flush(*args, **kwargs)
+            finally:
+                FLUSHES.append(time.perf_counter() - f0)
+
+        account.flush = timed_flush
     try:
         ds = make_ds()
         gc.collect()  # the previous run's garbage is not this run's cost
@@ -321,6 +334,11 @@ def main() -> None:
                                              f" {1000 * statistics.median(m['report']):.1f} ms"))
         for measure_key, label in MEASURES:
             print(f"  {label:20} {_summary(m[measure_key])}", flush=True)
+        if FLUSHES:
+            print(f"  running account: {len(FLUSHES)} flushes in the probed runs, median "
+                  f"{1000 * statistics.median(FLUSHES):.1f} ms each (max {1000 * max(FLUSHES):.1f} ms): report built, "
+                  f"line logged, JSON and HTML written on the training thread")
+            FLUSHES.clear()
     print(f"\nload average at end: {_load()}\n{micro}")
 
 
