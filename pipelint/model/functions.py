@@ -224,11 +224,17 @@ class MappedFunctions(InterpreterState):
         functions = [f for f in (body, frame.function) if isinstance(f, cst.FunctionDef)]
         annotation = next((unquote(p.annotation.annotation) for f in functions for p in all_params(f.params)
                            if p.name.value == name and p.annotation is not None), None)
-        if isinstance(annotation, cst.Name) and annotation.value in self._local_class_names:
-            cls = next(c for c in self.classes if c.name.value == annotation.value)
+        return self._method_of_class(annotation, method) if annotation is not None else None
+
+    def _method_of_class(self, cls_expr: cst.BaseExpression, method: str
+                         ) -> tuple[object | None, cst.ClassDef, cst.FunctionDef] | None:
+        """Method `method` of the class `cls_expr` names (one of this module's, or of the project's):
+        its module (None: this one), the class and the method."""
+        if isinstance(cls_expr, cst.Name) and cls_expr.value in self._local_class_names:
+            cls = next(c for c in self.classes if c.name.value == cls_expr.value)
             found = self.methods.get(cls, {}).get(method)
             return (None, cls, found) if found is not None else None
-        qualified = self.qualified_name(annotation) if annotation is not None and self.project is not None else None
+        qualified = self.qualified_name(cls_expr) if self.project is not None else None
         found = self.project.definition(f"{qualified}.{method}") if qualified is not None else None
         if found is None:
             return None
@@ -250,21 +256,7 @@ class MappedFunctions(InterpreterState):
         if len(made) != 1:
             return None  # (never stored, or stored more than once: which class is not sure)
         (value,) = made.values()
-        if not isinstance(value, cst.Call):
-            return None
-        if isinstance(value.func, cst.Name) and value.func.value in self._local_class_names:
-            cls = next(c for c in self.classes if c.name.value == value.func.value)
-            found = self.methods.get(cls, {}).get(method)
-            return (None, cls, found) if found is not None else None
-        qualified = self.qualified_name(value.func) if self.project is not None else None
-        found = self.project.definition(f"{qualified}.{method}") if qualified is not None else None
-        if found is None:
-            return None
-        home, defined = found
-        node, cls = home.find(defined), home.find(defined.partition(".")[0])
-        if isinstance(node, cst.FunctionDef) and isinstance(cls, cst.ClassDef):
-            return home, cls, node
-        return None
+        return self._method_of_class(value.func, method) if isinstance(value, cst.Call) else None
 
     def _tensor_arrays(self, body: cst.CSTNode, collector: "CallCollector") -> frozenset[str]:
         """The names `body` binds to a `tf.TensorArray(...)` (its loop functions take the same name);

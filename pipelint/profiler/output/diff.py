@@ -71,7 +71,9 @@ def diff(before: dict[str, Any], after: dict[str, Any], before_name: str = "befo
         })
     changed = _changed_lines(stages)
     moved = [s for s in stages if s["ms_per_batch_ratio"] is not None]
-    most = max(moved, key=lambda s: abs(_log(s["ms_per_batch_ratio"])), default=None)
+    # The stage whose time per batch moved the most milliseconds: what the step felt. (A ratio
+    # would crown a stage of microseconds whose noise halves or doubles it: a `prefetch`.)
+    most = max(moved, key=lambda s: abs(_ms_per_batch(s["before"]) - _ms_per_batch(s["after"])), default=None)
     step_b, step_a = before.get("step_time_ms"), after.get("step_time_ms")
     return {
         "before": {"report": before_name, "script": before.get("script"), "steps": before.get("steps")},
@@ -91,9 +93,8 @@ def diff(before: dict[str, Any], after: dict[str, Any], before_name: str = "befo
     }
 
 
-def _log(x: float) -> float:
-    import math
-    return math.log(x) if x and x > 0 else 0.0
+def _ms_per_batch(side: dict | None) -> float:
+    return float((side or {}).get("ms_per_batch") or 0.0)
 
 
 def _stage_side(st: dict | None) -> dict[str, Any] | None:
