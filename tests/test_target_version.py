@@ -498,3 +498,17 @@ def test_before_tf_data_the_advice_is_workers_alone(tmp_path):
     (message,) = [d.message for d in check_paths([root], select=["PL403"])]
     assert message.endswith("on TensorFlow 1.0 (requirements.txt) load batches in parallel with "
                             "`fit_generator(..., workers=N)`")
+
+
+def test_standalone_keras_2_of_an_unnamed_release_is_told_of_fit_generator_workers(tmp_path):
+    """`fit` took generators and `workers` only from Keras 2.3 (pool 2036: `keras.engine` projects on
+    Keras 2.2, where the `fit(workers=...)` advice fails); `fit_generator(workers=N)` runs on all."""
+    root = _project(tmp_path, {"train.py": """
+        from keras.engine import Model
+        from keras.preprocessing.image import ImageDataGenerator
+        gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
+        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        """})
+    (message,) = [d.message for d in check_paths([root], select=["PL403"])]
+    assert message.endswith("; or, on Keras 2, load batches in parallel with `fit_generator(..., workers=N)` "
+                            "(`fit(..., workers=N)` from Keras 2.3)")

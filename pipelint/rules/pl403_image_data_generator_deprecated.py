@@ -109,6 +109,10 @@ def _advice(target, augments: bool = True, standalone: bool = False, in_memory: 
     Standalone Keras before TensorFlow 2.3 trains on no tf.data dataset: its workers alone. Arrays
     already in memory (`flow(x, y)`) are sliced, not listed from a directory."""
     workers = _KERAS2_WORKERS if target.keras_major == 2 else ""
+    if standalone and target.keras_major == 2 and target.tensorflow is None:
+        # (standalone Keras of an unnamed release: `fit` takes generators and workers only from
+        # 2.3; `fit_generator(workers=N)` runs on every Keras 2)
+        workers = _STANDALONE_KERAS2_WORKERS
     # (tf.data came with TensorFlow 1.4; the multi-backend Keras of TensorFlow 1.x and 2.0-2.2
     # takes Python generators and Sequences only)
     if target.is_before((1, 4)) or standalone and target.is_before((2, 3)):
@@ -156,6 +160,8 @@ def _standalone(model, construction: cst.Call) -> bool:
 # Keras 2 loads a generator's batches in parallel when `fit` is asked to (Keras 3 has no workers here).
 _KERAS2_WORKERS = "; or, on Keras 2, load batches in parallel with `fit(..., workers=N, use_multiprocessing=True)`"
 _OLD_KERAS2_WORKERS = "; or load batches in parallel with `fit_generator(..., workers=N)`"
+_STANDALONE_KERAS2_WORKERS = ("; or, on Keras 2, load batches in parallel with `fit_generator(..., workers=N)` "
+                              "(`fit(..., workers=N)` from Keras 2.3)")
 
 
 class ImageDataGeneratorDeprecated(Rule):
@@ -192,7 +198,8 @@ not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
 2.1; that alone before TensorFlow 1.4, which brought tf.data, and with the standalone, multi-backend
-Keras of TensorFlow before 2.3, which trains on no tf.data dataset). Arrays already in memory
+Keras of TensorFlow before 2.3, which trains on no tf.data dataset; standalone Keras 2 of an unnamed
+release is told of `fit_generator(..., workers=N)`, since `fit` took generators only from 2.3). Arrays already in memory
 (`flow(x, y)`) are told of `Dataset.from_tensor_slices`, not of a directory loader. The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
 
