@@ -127,6 +127,17 @@ a file-backed cache written by the old order must be rebuilt.
         """,
     )
     INVALID = (
+        # batches cached after an example shuffle, then shuffled as batches: their make-up is frozen
+        Invalid(
+            """
+            import tensorflow as tf
+            ds = tf.data.TFRecordDataset(['a']).shuffle(10000).batch(32)
+            model.fit(ds.cache().shuffle(1000).prefetch(2), epochs=20)
+            """,
+            line=3, column=14, end_column=19,
+            message="`cache()` after `shuffle()` keeps the first epoch's batches: the later shuffle only "
+                    "reorders whole batches",
+        ),
         Invalid(
             """
             import tensorflow as tf
@@ -213,9 +224,9 @@ a file-backed cache written by the old order must be rebuilt.
             if any(_reshuffled_examples(tail, batched) for tail in model.continuations(cache)):
                 continue  # examples shuffled again after the cache: each epoch gets a new order
             written = [op for op in shuffles if not op.implicit]
+            batches_reshuffled = batched and any(
+                op.name == "shuffle" for tail in model.continuations(cache) for op in tail)
             if not written:
-                batches_reshuffled = batched and any(
-                    op.name == "shuffle" for tail in model.continuations(cache) for op in tail)
                 kind = next(p.origin.kind for p in site.prefixes if shuffles[0] in p.origin.implicit_ops)
                 helper = kind.rsplit(".", 1)[-1]
                 remedy = ("`unbatch()` before `cache()` and `shuffle()`/`batch()` after it" if batched
@@ -234,6 +245,16 @@ a file-backed cache written by the old order must be rebuilt.
             adjacent = next((op for op in written if op.call is receiver), None)
             if adjacent is not None and all(path.ops and path.ops[-1] is adjacent for path in site.prefixes):
                 fix = swap_adjacent(cache.call, Applicability.UNSAFE, model.module)
+            if batches_reshuffled:
+                # (`.shuffle(n).batch(b).cache().shuffle(m)`: the order of batches changes, what each
+                # batch holds does not; the advice must not be the order the code already has)
+                ctx.report(
+                    cache.name_node,
+                    "`cache()` after `shuffle()` keeps the first epoch's batches: the later shuffle only "
+                    "reorders whole batches, each with the same examples every epoch; shuffle the examples "
+                    "after the cache and batch after that",
+                )
+                continue
             ctx.report(
                 cache.name_node,
                 "`cache()` after `shuffle()` records the first epoch's order and replays it every "
