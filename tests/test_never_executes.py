@@ -180,3 +180,30 @@ def test_text_formats_keep_one_header_line_and_no_raw_escape_codes(evil, fmt):
     assert len(headers) == 1
     assert headers[0].startswith(f"{evil}:2:31: PL101")
     assert "\r" not in text and "\x07" not in text  # control characters are made visible
+
+
+def test_the_else_of_a_flag_the_module_fixes_never_runs(tmp_path):
+    """`data_augmentation = False` ... `if not data_augmentation: fit(arrays) else: <generator>`
+    (pool 2035, keras-resnet's cifar10.py); a parameter of the same name decides per call."""
+    from pipelint.api import check_paths
+    script = """
+        from keras.preprocessing.image import ImageDataGenerator
+        data_augmentation = False
+        if not data_augmentation:
+            model.fit(x_train, y_train, epochs=100)
+        else:
+            datagen = ImageDataGenerator(rotation_range=10, horizontal_flip=True)
+            model.fit_generator(datagen.flow(x_train, y_train), epochs=100)
+
+        def train(data_augmentation):
+            if not data_augmentation:
+                model.fit(x_train, y_train, epochs=100)
+            else:
+                datagen = ImageDataGenerator(rotation_range=10)
+                model.fit_generator(datagen.flow(x_train, y_train), epochs=100)
+
+        train(use_augmentation)
+    """
+    import textwrap
+    (tmp_path / "cifar10.py").write_text(textwrap.dedent(script).lstrip())
+    assert [d.line for d in check_paths([tmp_path], select=["PL403"])] == [13]

@@ -673,15 +673,34 @@ class PipelineModel(KerasQueries):
         if self._dead_calls is None:
             # (once per module, with the fast walker: every rule's `dropped` asks it)
             self._dead_calls = set()
-            if "False" in self.source:
+            if "False" in self.source or "True" in self.source:
                 for node in nodes_of(self.module, cst.If):
-                    test = node.test
-                    if isinstance(test, cst.Name) and is_false(self.bound_once(test.value)) or is_false(test):
+                    truth = self._flag_truth(node.test, node)
+                    if truth is False:
                         self._dead_calls.update(id(inner) for inner in nodes_of(node.body, cst.Call))
+                    elif truth is True and node.orelse is not None:
+                        # (`if not data_augmentation: fit(arrays) else: <the generator>`)
+                        self._dead_calls.update(id(inner) for inner in nodes_of(node.orelse, cst.Call))
             if not self.notebook:  # (a notebook's cells run in any order, beside IPython's own names)
                 self._dead_calls |= calls_never_reached(self.module, self.source)
             self._dead_calls |= self._switched_off_by_every_call()
         return id(call) in self._dead_calls
+
+    def _flag_truth(self, test: cst.BaseExpression, where: cst.If) -> bool | None:
+        """A test's value when the source fixes it: `False`, a name the module binds once to a
+        literal `True`/`False` (and no function around the test takes as a parameter), or `not`
+        of one of those; None otherwise."""
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            inner = self._flag_truth(test.expression, where)
+            return None if inner is None else not inner
+        if isinstance(test, cst.Name) and test.value not in ("True", "False"):
+            name, test = test.value, self.bound_once(test.value)
+            if is_bool(test) and any(
+                    isinstance(around, (cst.FunctionDef, cst.Lambda))
+                    and any(param.name.value == name for param in all_params(around.params))
+                    for around in ancestors(self.module, where) or ()):
+                return None  # (a parameter of that name decides it, call by call)
+        return (test.value == "True") if is_bool(test) else None
 
     def _switched_off_by_every_call(self) -> set[int]:
         """The ids of the calls in `if flag:` blocks of a function of this module that every call

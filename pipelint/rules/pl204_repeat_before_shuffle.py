@@ -55,6 +55,17 @@ def _ends_within_one_pass(model, site) -> bool:
     return True
 
 
+def _one_element_replayed(model, shuffle: Op) -> bool:
+    """`....take(1).cache().repeat()` after the shuffle on every path (a fake-data benchmark's
+    input): one element is read and replayed, no pass over the data ever ends."""
+    tails = [ops[ops.index(shuffle) + 1:] for consumer in model.consumers_of(shuffle)
+             for ops in (path.all_ops() for path in consumer.value.paths) if shuffle in ops]
+    return bool(tails) and all(any(
+        op.name == "take" and (count := op.arg("count", 0)) is not None and literal_int(count.value) == 1
+        and any(later.name == "cache" for later in tail[index + 1:])
+        for index, op in enumerate(tail)) for tail in tails)
+
+
 def _value(arg):
     return arg.value if arg is not None else None
 
@@ -105,7 +116,8 @@ seen, so some examples are seen twice before others once. The tf.data guide note
 `shuffle` before `repeat` keeps epoch boundaries ("blurs the boundaries between epochs"
 otherwise), which is what epoch-level metrics and callbacks assume.
 
-A loop that stops within the source's first pass crosses no epoch boundary: TensorFlow's examples
+Nor is a pipeline whose shuffled data goes through `take(1).cache()` (one element replayed: a
+fake-data benchmark's input). A loop that stops within the source's first pass crosses no epoch boundary: TensorFlow's examples
 train on `take(200)` batches of 128 from MNIST's 60,000 arrays (`from_tensor_slices` over a Keras
 dataset's `load_data()`), and are not reported.
 
@@ -185,6 +197,13 @@ while the shuffle buffer refills.
         import tensorflow as tf
         texts = tf.data.TextLineDataset(['corpus.txt']).repeat(2).shuffle(1000)
         vectorizer.adapt(texts)
+        """,
+        # one batch taken and replayed: no pass ever ends
+        """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).repeat().shuffle(1024).batch(256)
+        ds = ds.take(1).cache().repeat()
+        model.fit(ds, steps_per_epoch=100, epochs=10)
         """,
         # TensorFlow's examples: 200 steps of 128 from MNIST's 60,000 never finish a pass
         """
@@ -302,7 +321,8 @@ while the shuffle buffer refills.
                            # `num_epochs`) makes one endless stream: moving the shuffle changes nothing
                            and not any(inner.name == "repeat" for inner in path.origin.implicit_ops)
                            and not _stopped_by_zip(path, op, site.prefixes)), None)
-            if repeat is None or _defaults_to_once(repeat, model) or _ends_within_one_pass(model, site):
+            if repeat is None or _defaults_to_once(repeat, model) or _ends_within_one_pass(model, site) \
+                    or _one_element_replayed(model, shuffle):
                 continue
             fix = None
             if (shuffle.receiver is repeat.call
