@@ -1096,3 +1096,33 @@ def test_a_generator_that_only_applies_preprocess_input_loads_and_is_told_where_
     assert finding.message.startswith("`ImageDataGenerator` is deprecated and loads in Python one batch at a time")
     assert "with its scaling (`Rescaling`, `preprocess_input`) in the model or a parallel `map`" in finding.message
     assert "RandomFlip" not in finding.message
+
+
+def test_flows_zipped_by_a_generator_function_and_read_once_are_only_looked_at(tmp_path):
+    """`pairs = my_generator(images, masks)` (a generator function of the project that yields
+    from both) read by one `next(pairs)` to plot a batch (pool 2035, keras-segmentation's
+    run_evaluation.py); the same pairs given to `fit` train."""
+    helper = """
+        def my_generator(images, masks):
+            for image, mask in zip(images, masks):
+                yield image, mask
+    """
+
+    def script(use: str) -> str:
+        return f"""
+            from tensorflow.keras.preprocessing.image import ImageDataGenerator
+            from helper import my_generator
+
+            def main():
+                images = ImageDataGenerator(rescale=1. / 255).flow_from_directory("val/img", class_mode=None)
+                masks = ImageDataGenerator().flow_from_directory("val/mask", class_mode=None)
+                pairs = my_generator(images, masks)
+                {use}
+
+            if __name__ == "__main__":
+                main()
+        """
+    root = _project(tmp_path, {"helper.py": helper, "evaluate.py": script("image, mask = next(pairs)")})
+    assert _found(root, "PL403") == []
+    root = _project(tmp_path / "trains", {"helper.py": helper, "evaluate.py": script("model.fit(pairs, epochs=5)")})
+    assert _found(root, "PL403") == [("evaluate.py", 5, "PL403"), ("evaluate.py", 6, "PL403")]

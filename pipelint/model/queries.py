@@ -267,6 +267,7 @@ class PipelineModel(KerasQueries):
         self._name_counts: dict[str, int] | None = None
         self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
         self._once: Counter[str] | None = None
+        self._feeds: dict[str, list[str]] | None = None
         self._assigns: list[cst.Assign] | None = None
         #: id(value) -> (the plain name a one-target assignment binds it to, at module level?)
         self._assigned_values: dict[int, tuple[str, bool]] | None = None
@@ -537,7 +538,11 @@ class PipelineModel(KerasQueries):
             return True
         name = self._bound_name(call)
         if name is None:
-            return False
+            # `gen = ImageDataGenerator(...).flow_from_directory(...)`: the flow made in place
+            flow = next((site.call for site in self.calls if isinstance(site.call.func, cst.Attribute)
+                         and site.call.func.value is call and site.call.func.attr.value in passes), None)
+            flow_name = self._bound_name(flow) if flow is not None else None
+            return flow_name is not None and self._looked_at_name(flow_name)
         uses = self._mentions().get(name, [])
         for previous, following, flow_result, depth in uses:
             if following[:1] == ["."] and following[1:2] and following[1] in neutral:
@@ -598,15 +603,22 @@ class PipelineModel(KerasQueries):
             param = positional[index] if index < len(positional) else None
         return param is not None and _only_described_through(function, param.name.value, passes)
 
-    def _looked_at_name(self, name: str) -> bool:
+    def _looked_at_name(self, name: str, indirection: int = 0) -> bool:
         if self._imported_from_here(name):
             return False
         mentions = self._mentions().get(name, [])
         once = self._iterated_once().get(name, 0)  # `for batch, _ in flow: ...; break`
+        # `pairs = my_generator(images, masks)`, a generator function that yields from what it is
+        # given: the flows feed whatever reads `pairs` (`next(pairs)` once: a look)
+        fed = list(self._fed_to_generators().get(name, ())) if indirection < 2 else []
         for previous, following, _, depth in mentions:
             if previous == "in" and following[:1] == [":"] and once:
                 once -= 1
                 continue
+            if previous in ("(", ",", "call") and fed:
+                if self._looked_at_name(fed.pop(0), indirection + 1):
+                    continue
+                return False
             looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("] \
                 or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"] \
                 or following[:1] == ["."] and following[1:2] and following[1] in _DESCRIBING_ATTRIBUTES \
@@ -617,6 +629,33 @@ class PipelineModel(KerasQueries):
                 continue
             return False
         return True
+
+    def _fed_to_generators(self) -> dict[str, list[str]]:
+        """Per name, the names bound to a generator function's result that it is handed to
+        (`pairs = my_generator(images, masks)`: `images` -> [`pairs`]); the function this module's
+        or the project's, with a `yield` in it."""
+        if self._feeds is None:
+            self._feeds = {}
+            sites = None
+            for assign in self._module_assigns():
+                value = assign.value
+                if not (len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
+                        and isinstance(value, cst.Call) and any(isinstance(arg.value, cst.Name) for arg in value.args)):
+                    continue
+                function = self.functions.get(value.func.value) if isinstance(value.func, cst.Name) else None
+                if function is None and self.project is not None:
+                    sites = {id(site.call): site for site in self.calls} if sites is None else sites
+                    site = sites.get(id(value))
+                    found = self.project.definition(site.qualified_name) \
+                        if site is not None and site.qualified_name else None
+                    node = found[0].find(found[1]) if found is not None else None
+                    function = node if isinstance(node, cst.FunctionDef) else None
+                if function is None or not nodes_of(function, cst.Yield):
+                    continue
+                for arg in value.args:
+                    if isinstance(arg.value, cst.Name):
+                        self._feeds.setdefault(arg.value.value, []).append(assign.targets[0].target.value)
+        return self._feeds
 
     def _iterated_once(self) -> Counter[str]:
         """How many loops over each name end in a `break` nothing skips (one batch: a look)."""
