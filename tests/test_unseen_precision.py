@@ -1126,3 +1126,14 @@ def test_flows_zipped_by_a_generator_function_and_read_once_are_only_looked_at(t
     assert _found(root, "PL403") == []
     root = _project(tmp_path / "trains", {"helper.py": helper, "evaluate.py": script("model.fit(pairs, epochs=5)")})
     assert _found(root, "PL403") == [("evaluate.py", 5, "PL403"), ("evaluate.py", 6, "PL403")]
+
+
+def test_a_generator_that_neither_scales_nor_augments_is_told_of_the_loader_alone(tmp_path):
+    """`ImageDataGenerator()` for masks (pool 2035): it has no scaling to move."""
+    root = _project(tmp_path, {"train.py": """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        masks = ImageDataGenerator().flow_from_directory("train/mask", class_mode=None)
+        model.fit(masks, epochs=5)
+    """})
+    (finding,) = check_paths([root], select=["PL403"])
+    assert finding.message.endswith("loads in Python one batch at a time; use `keras.utils.image_dataset_from_directory`")

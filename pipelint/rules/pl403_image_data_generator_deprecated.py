@@ -51,6 +51,16 @@ _AUGMENTING = frozenset({"rotation_range", "width_shift_range", "height_shift_ra
                          "preprocessing_function"})
 
 
+# Constructor arguments that scale or normalize every image (a fixed transform, not an augmentation).
+_SCALING = frozenset({"rescale", "preprocessing_function", "featurewise_center", "samplewise_center",
+                      "featurewise_std_normalization", "samplewise_std_normalization", "zca_whitening"})
+
+
+def _scales(construction: cst.Call) -> bool:
+    return any(arg.keyword is not None and arg.keyword.value in _SCALING and not is_false(arg.value)
+               for arg in construction.args)
+
+
 def _augments(model, construction: cst.Call) -> bool:
     for arg in construction.args:
         if arg.keyword is not None and arg.keyword.value in _AUGMENTING and not is_false(arg.value) \
@@ -103,7 +113,8 @@ def _only_writes_to_disk(model, flows: list[cst.Call]) -> bool:
     return True
 
 
-def _advice(target, augments: bool = True, standalone: bool = False, in_memory: bool = False) -> str:
+def _advice(target, augments: bool = True, standalone: bool = False, in_memory: bool = False,
+            scales: bool = True) -> str:
     """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
     experimental ones from 2.3, a tf.data pipeline before; on Keras 2, also `fit`'s workers.
     Standalone Keras before TensorFlow 2.3 trains on no tf.data dataset: its workers alone. Arrays
@@ -126,22 +137,26 @@ def _advice(target, augments: bool = True, standalone: bool = False, in_memory: 
             "`Dataset.list_files`, `tf.image.decode_image`"
         return (f"on {target.describe_tensorflow()} build a tf.data pipeline instead ({source}{random} in a "
                 f"parallel `map`){workers}")
-    # (a generator that only scales is told where its scaling goes, not of random layers)
+    # (a generator that only scales is told where its scaling goes, not of random layers; one
+    # that does neither, of the loader alone)
     if augments:
         experimental_layers = ("the preprocessing layers of `tf.keras.layers.experimental.preprocessing` "
                                "(`RandomFlip`, `RandomRotation`, ...)")
         layers = "preprocessing layers (`RandomFlip`, `RandomRotation`, ...)"
-    else:
+    elif scales:
         experimental_layers = layers = "its scaling (`Rescaling`, `preprocess_input`)"
-    if in_memory:
-        experimental = current = f"`tf.data.Dataset.from_tensor_slices((x, y))` with {layers}"
-        experimental = f"`tf.data.Dataset.from_tensor_slices((x, y))` with {experimental_layers}"
     else:
-        experimental = f"`tf.keras.preprocessing.image_dataset_from_directory` with {experimental_layers}"
-        current = f"`keras.utils.image_dataset_from_directory` with {layers}"
+        experimental_layers = layers = ""
+    placed = " in the model or a parallel `map`" if layers else ""
+    if in_memory:
+        loader = experimental_loader = "`tf.data.Dataset.from_tensor_slices((x, y))`"
+    else:
+        loader = "`keras.utils.image_dataset_from_directory`"
+        experimental_loader = "`tf.keras.preprocessing.image_dataset_from_directory`"
+    current = f"{loader} with {layers}{placed}" if layers else loader
+    experimental = f"{experimental_loader} with {experimental_layers}" if layers else experimental_loader
     if target.is_before((2, 6)):
-        return f"on {target.describe_tensorflow()} use {experimental} in the model or a parallel `map`{workers}"
-    current += " in the model or a parallel `map`"
+        return f"on {target.describe_tensorflow()} use {experimental}{placed}{workers}"
     if target.keras_major == 2 and not target.is_from((2, 6)):
         return f"use {current} (TensorFlow 2.6 and later; from 2.3: {experimental}){workers}"
     return f"use {current}{workers}"
@@ -319,7 +334,9 @@ No automatic fix.
             # 2.11-2.15 API docs); on an older target it is the current API, and says so.
             deprecated = "is deprecated and " if target.is_from((2, 11)) else ""
             work = "augments" if augments else "loads"
+            advice = _advice(target, augments, _standalone(ctx.model, site.call), _only_arrays(ctx.model, site.call),
+                             _scales(site.call))
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
-                       f"{_advice(target, augments, _standalone(ctx.model, site.call), _only_arrays(ctx.model, site.call))}",
+                       f"{advice}",
                        impact=impact)
