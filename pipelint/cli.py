@@ -102,12 +102,14 @@ def main() -> None:
               "still work on the target (by default only counted in the summary).")
 @click.option("--show-minor-speed", is_flag=True, help="Also report minor speed findings: stages with no evidence "
               "of cost (data in memory, records only parsed) or data only evaluated (by default only counted).")
+@click.option("--show-minor-correctness", is_flag=True, help="Also report minor correctness findings: an effect on "
+              "what the model sees too small to matter (a few examples mixed at epoch boundaries; only counted by default).")
 @click.option("--show-settings", is_flag=True, help="Print each file's configuration and target TensorFlow/Keras "
               "(and where it was found), then exit.")
 def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_include, force_exclude, output_format,
           output_file, statistics, exit_zero, fix, unsafe_fixes, diff, no_cache, stdin_filename, quiet,
           config_path, jobs, target_version, show_migrations, show_housekeeping, show_minor_speed,
-          show_settings) -> None:
+          show_minor_correctness, show_settings) -> None:
     """Check Python files and Jupyter notebooks under PATHS (default: the current directory; `-`: stdin)."""
     from pipelint.config import CliOverrides, ConfigError, SettingsResolver
     from pipelint.discovery import discover
@@ -131,6 +133,7 @@ def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_
         show_migrations=show_migrations,
         show_housekeeping=show_housekeeping,
         show_minor_speed=show_minor_speed,
+        show_minor_correctness=show_minor_correctness,
     )
     fix_mode = FixMode(enabled=fix or diff, include_unsafe=unsafe_fixes)
     errors: list[str] = []
@@ -237,25 +240,29 @@ def _show_settings(files, resolver) -> None:
         except OSError as error:
             click.echo(f"{display_path(Path(path), resolver.cwd)}: unreadable: {error.strerror or error}")
             continue
-        source = _code_of(path, source)
+        source, own = _code_of(path, source)
         config = display_path(settings.config_path, resolver.cwd) if settings.config_path else "(defaults)"
         enabled = len(settings.enabled_codes(Path(path)))
         view = project.view(path)
-        target = settings.target_for(path, source, view.api_evidence() if view is not None else ())
+        target = settings.target_for(path, source, view.api_evidence() if view is not None else (), own)
         click.echo(f"{display_path(Path(path), resolver.cwd)}: {target.describe()}; "
                    f"config {config}, {enabled} codes enabled")
 
 
-def _code_of(path, text: str) -> str:
-    """A notebook's code cells joined, as `check` reads its target from them; a file's own text."""
+def _code_of(path, text: str) -> tuple[str, str | None]:
+    """A notebook's code cells joined and its API evidence, as `check` reads its target from them;
+    a file's own text (its evidence read from it)."""
+    from pipelint.engine import notebook_api_evidence
     from pipelint.notebook import NotebookError, build_program, is_notebook_path, parse_notebook
 
     if not is_notebook_path(path):
-        return text
+        return text, None
     try:
-        return build_program(parse_notebook(text)).text
+        notebook = parse_notebook(text)
+        code = build_program(notebook).text
     except NotebookError:
-        return text
+        return text, None
+    return code, notebook_api_evidence(notebook, code)
 
 
 def _check_files(files, resolver, jobs, fix_mode, no_cache: bool) -> list:

@@ -22,6 +22,9 @@ class Impact(str, Enum):
     #: randomness, overlapping splits), or the call fails there.
     CORRECTNESS = "correctness"
     SPEED = "speed"
+    #: A correctness finding whose effect on what the model sees is small (a shuffle after
+    #: `repeat()` with a buffer far smaller than the data mixes a few examples at each boundary).
+    MINOR_CORRECTNESS = "minor-correctness"
     #: A speed finding on a stage with no evidence of cost (data in memory, records only parsed,
     #: casts and lookups), or on data only evaluated: seconds, not hours.
     MINOR_SPEED = "minor-speed"

@@ -24,8 +24,10 @@ target TensorFlow/Keras: wrong data reaches the model, or a call fails there), *
 **housekeeping** (a deprecated name that still works on the target). The table gives each code's
 default; a finding may refine it from the file's target (each rule's docs say how), and a speed
 finding whose stages are all in sight and cheap (data in memory, records only parsed), or whose
-data is only evaluated, is **minor speed**. By default only correctness and speed findings are
-reported; the others are counted in the summary and shown with `--show-minor-speed` /
+data is only evaluated, is **minor speed**; a correctness finding whose effect is small (a shuffle
+after `repeat()` with a buffer far smaller than the data) is **minor correctness**. By default only
+correctness and speed findings are reported; the others are counted in the summary and shown with
+`--show-minor-correctness` / `--show-minor-speed` /
 `--show-migrations` / `--show-housekeeping`, or by selecting the code by its full code
 ([usage](usage.md#impact))."""
 

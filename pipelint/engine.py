@@ -9,13 +9,11 @@ a deep-stack thread; files are spread over worker processes; output order is det
 from __future__ import annotations
 
 import ast
-import io
 import os
 import re
 import stat
 import sys
 import threading
-import tokenize
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -32,10 +30,12 @@ from pipelint.notebook import (Notebook, NotebookError, Program, build_program, 
                                mask_cell, parse_notebook, replace_sources)
 from pipelint.positions import StatementIndex, node_positions
 from pipelint.results import DisplayPaths, FileResult, FixMode
+from pipelint.sources import decode as _decode
+from pipelint.sources import decode_source
 from pipelint.rules import Rule, RuleContext, all_rules
 from pipelint.rules.base import Finding
 from pipelint.suppressions import has_skip_file, parse_suppressions
-from pipelint.target import Target, target_for
+from pipelint.target import OLD_KERAS_BANNER, Target, api_evidence, target_for
 
 if TYPE_CHECKING:
     from pipelint.config import Settings, SettingsResolver
@@ -48,29 +48,6 @@ _MENTIONS_TF = re.compile(r"\b(?:tensorflow|keras|tf|tfds)\b")
 _MAX_FIX_ROUNDS = 8
 # Below this many files a process pool costs more to start than it saves.
 _MIN_FILES_FOR_POOL = 16
-
-
-def decode_source(data: bytes) -> str:
-    """Decode per PEP 263 (coding line or BOM, else UTF-8); raises ValueError with a one-line reason."""
-    return _decode(data)[0]
-
-
-def _decode(data: bytes) -> tuple[str, str, bool]:
-    """(text, encoding, whether a UTF-8 byte-order mark led the file)."""
-    if b"\x00" in data:
-        raise ValueError("file contains NUL bytes (binary file?)")
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as error:
-        raise ValueError(str(error.msg if hasattr(error, "msg") else error)) from None
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as error:
-        raise ValueError(f"cannot decode as {encoding}: {error.reason if hasattr(error, 'reason') else error}") from None
-    bom = text.startswith("\ufeff")
-    if bom:
-        text = text[1:]
-    return text, encoding, bom
 
 
 def _engine_diagnostic(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
@@ -538,6 +515,10 @@ def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
     program = build_program(notebook)
     if has_skip_file(program.text):
         return []
+    if target is None and (notebook.printed_old_keras or notebook.printed_acc):
+        own = notebook_api_evidence(notebook, program.text)
+        target = settings.target_for(path, program.text, own=own) if settings is not None \
+            else target_for(path, program.text, own=own)
     if _MENTIONS_TF.search(program.text) and _could_fire(program.text, codes):
         program.check_syntax()
     diagnostics = [_to_cell(d, program) for d in lint_source(program.text, path, codes, settings, program.tree,
@@ -548,6 +529,25 @@ def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
             diagnostics.append(replace(_engine_diagnostic(path, "PL001", error.message, error.line, error.column),
                                        cell=error.cell.number))
     return sorted(diagnostics, key=Diagnostic.sort_key)
+
+
+_ACCURACY_METRIC = re.compile(r"""metrics\s*=\s*\[[^\]]*['"]accuracy['"]""")
+_ACC_METRIC = re.compile(r"""['"](?:val_)?acc['"]""")
+
+
+def notebook_api_evidence(notebook: Notebook, code: str) -> str:
+    """The `api_evidence` of a notebook whose cells' code is `code`: the code's own, or the banner
+    standalone Keras up to 2.3 printed where the saved outputs show it and the code names nothing
+    as old (TensorFlow 1.x, Keras 1's arguments)."""
+    own = api_evidence(code)
+    if own.startswith(("1.x ", "keras1 ")):
+        return own
+    if notebook.printed_old_keras:
+        return f"keras1 `{OLD_KERAS_BANNER}` (printed)"
+    # (a log that says `acc` of a model compiled with `"accuracy"` alone: Keras before 2.3 named it so)
+    if notebook.printed_acc and _ACCURACY_METRIC.search(code) and not _ACC_METRIC.search(code):
+        return "keras1 `acc` in the training log of `metrics=['accuracy']` (printed)"
+    return own
 
 
 def _to_cell(d: Diagnostic, program: Program) -> Diagnostic:

@@ -6,7 +6,7 @@ libcst) loads on the first file flake8 hands over.
 
 Each file is checked with the settings `pipelint check` would use for it: the closest
 ``[tool.pipelint]`` / ``pipelint.toml`` above it, so ``select``, ``ignore``,
-``per-file-ignores``, rule options and ``show-minor-speed``/``show-migrations``/``show-housekeeping`` apply. flake8's own ``--select``/``--ignore``/``# noqa``
+``per-file-ignores``, rule options and ``show-minor-correctness``/``show-minor-speed``/``show-migrations``/``show-housekeeping`` apply. flake8's own ``--select``/``--ignore``/``# noqa``
 then filter as for any plugin. Codes, lines, columns and messages are those of `pipelint check`
 (flake8 shows the 0-based column offset plugins give it plus one, as pipelint's 1-based column).
 A file that does not parse never reaches the plugin: flake8 reports E999 itself.

@@ -27,6 +27,8 @@ import warnings
 from dataclasses import dataclass, field
 from json.decoder import scanstring
 
+from pipelint.target import OLD_KERAS_BANNER
+
 __all__ = [
     "NOTEBOOK_SUFFIX", "CodeCell", "MaskedCell", "Notebook", "NotebookError", "Program",
     "RunnableCell", "build_program", "is_notebook_path", "mask_cell", "parse_notebook", "raw_position",
@@ -65,6 +67,11 @@ class CodeCell:
 class Notebook:
     cells: list[CodeCell]  # the code cells whose language is Python, in order
     python: bool = True  # False: the kernel's language is not Python (the notebook is skipped)
+    #: Do the saved outputs show standalone Keras up to 2.3 imported (its banner on stderr)?
+    printed_old_keras: bool = False
+    #: Do they show a training log that names accuracy `acc` (Keras before 2.3 named the
+    #: `"accuracy"` metric so; later releases print `accuracy`)?
+    printed_acc: bool = False
 
 
 def _language(metadata: object) -> str | None:
@@ -98,7 +105,7 @@ def parse_notebook(text: str) -> Notebook:
     language = _language(data.get("metadata"))
     if language is not None and language != "python":
         return Notebook([], python=False)
-    code_cells = []
+    code_cells, printed_old_keras, printed_acc = [], False, False
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise NotebookError(f"cell {number} is not a JSON object")
@@ -117,7 +124,25 @@ def parse_notebook(text: str) -> Notebook:
         if isinstance(cell_language, str) and cell_language.lower() != "python":
             continue  # a VS Code cell in another language (SQL, markdown...)
         code_cells.append(CodeCell(number, joined, is_list))
-    return Notebook(code_cells)
+        printed = _printed(cell.get("outputs"))
+        printed_old_keras = printed_old_keras or OLD_KERAS_BANNER in printed
+        printed_acc = printed_acc or bool(_ACC_IN_LOG.search(printed))
+    return Notebook(code_cells, printed_old_keras=printed_old_keras, printed_acc=printed_acc)
+
+
+_ACC_IN_LOG = re.compile(r" - (?:val_)?acc: \d")
+
+
+def _printed(outputs: object) -> str:
+    """A cell's saved stream outputs, joined."""
+    texts = []
+    for output in outputs if isinstance(outputs, list) else ():
+        printed = output.get("text") if isinstance(output, dict) and output.get("output_type") == "stream" else None
+        if isinstance(printed, list):
+            printed = "".join(part for part in printed if isinstance(part, str))
+        if isinstance(printed, str):
+            texts.append(printed)
+    return "".join(texts)
 
 
 # ------------------------------------------------------------------------------------------------

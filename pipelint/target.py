@@ -434,7 +434,8 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
             return _beside_keras(admitted_keras, declared, evidence, Target(tensorflow, keras, source))
     if tensorflow is None and keras == 2 and evidence is not None and evidence.until is not None:
         # (Keras 1's arguments in a project that names no TensorFlow release: that era's)
-        return Target(None, 2, f"{source}, with {evidence.source}", until=evidence.until)
+        with_evidence = source if evidence.source in source else f"{source}, with {evidence.source}"
+        return Target(None, 2, with_evidence, until=evidence.until)
     return Target(tensorflow, keras, source)
 
 
@@ -491,7 +492,14 @@ _KERAS2_API = _Lazy(
 # of that era, on TensorFlow before 2.3, where `fit` takes no generator.
 _KERAS1_ARGUMENTS = ("nb_epoch", "samples_per_epoch", "nb_val_samples", "max_q_size", "nb_worker", "pickle_safe",
                      "border_mode")
-_KERAS1_API = _Lazy(r"\b(?:(?:" + "|".join(_KERAS1_ARGUMENTS) + r")\s*=|Convolution2D\s*\()")
+# The names standalone Keras up to 2.3 exported from `keras.engine` (its `topology` too): Keras
+# 2.4 had no `keras.engine`, and the one of 2.6 on exports none of them.
+_OLD_ENGINE_NAMES = ("Model", "Input", "InputLayer", "InputSpec", "Layer", "get_source_inputs", "topology")
+_KERAS1_API = _Lazy(r"(?m)\b(?:(?:" + "|".join(_KERAS1_ARGUMENTS) + r")\s*=|Convolution2D\s*\()|"
+                    r"^\s*from\s+keras\.engine(?:\.topology\s+import\s+\w+|\s+import\s+\(?\s*(?:"
+                    + "|".join(_OLD_ENGINE_NAMES) + r")\b)")
+#: What standalone Keras up to 2.3 printed on import; a notebook's saved outputs keep it.
+OLD_KERAS_BANNER = "Using TensorFlow backend."
 #: The first TensorFlow release no standalone Keras of Keras 1's arguments ran on.
 _KERAS1_STYLE_UNTIL = (2, 3)
 
@@ -516,9 +524,11 @@ def api_evidence(text: str) -> str:
     if tf1 is not None:
         name = tf1.group(0).replace("from ", "").replace("import ", "").strip().lstrip(".").rstrip("(")
         return f"1.x `{name}`"
-    keras1 = _KERAS1_API.search(text) if any(word in text for word in (*_KERAS1_ARGUMENTS, "Convolution2D")) else None
+    keras1 = _KERAS1_API.search(text) if any(
+        word in text for word in (*_KERAS1_ARGUMENTS, "Convolution2D", "keras.engine")) else None
     if keras1 is not None:
-        return "keras1 `" + keras1.group(0).rstrip("(= ").strip() + "`"
+        found = " ".join(keras1.group(0).replace("(", " ").split())
+        return "keras1 `" + found.rstrip("= ") + "`"
     keras2 = _KERAS2_API.search(text) if _may_show_keras2(text) else None
     if keras2 is not None:
         found = keras2.group(0).strip()

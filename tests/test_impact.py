@@ -67,7 +67,7 @@ def _found(root: Path, *args: str) -> dict[str, list[dict]]:
 
 def test_every_code_declares_one_impact_and_the_rules_page_lists_it():
     # (minor speed is no code's own: a speed finding is refined to it where its stage costs little)
-    assert {info.impact for info in CODES.values()} == set(Impact) - {Impact.MINOR_SPEED}
+    assert {info.impact for info in CODES.values()} == set(Impact) - {Impact.MINOR_SPEED, Impact.MINOR_CORRECTNESS}
     page = render_rules_page()
     for code, rule in all_rules().items():
         assert rule.impact == CODES[code].impact
@@ -351,3 +351,79 @@ def test_a_shared_optimizer_on_keras_2_is_a_migration_unless_a_schedule_follows_
         # a default run counts it, and says how to show it
         assert [f for f in _json(root) if f["code"] == "PL401"] == []
         assert "--show-migrations" in _check(root).output
+
+
+REPEATED_THEN_SHUFFLED = """
+    import tensorflow as tf
+    (x_train, y_train), _ = tf.keras.datasets.mnist.load_data()
+    n_train = len(x_train)
+    whole = tf.data.Dataset.from_tensor_slices((x_train, y_train)).repeat().shuffle(n_train).batch(32)
+    records = tf.data.TFRecordDataset(files).repeat().shuffle(1024).batch(32)
+    tenth = tf.data.Dataset.from_tensor_slices((x_train, y_train)).repeat().shuffle(10000).batch(32)
+    small = tf.data.Dataset.from_tensor_slices((x_train, y_train)).repeat().shuffle(1000).batch(32)
+    for ds in (whole, records, tenth, small):
+        model.fit(ds, steps_per_epoch=100, epochs=3)
+"""
+
+
+def test_a_shuffle_after_repeat_is_minor_where_its_buffer_is_small_beside_the_data(tmp_path):
+    """Pools 2035/2036: a blind reader judged 14 of 14 accurate PL204s not worth acting on, each a
+    buffer of 100-2,048 over a large or step-counted stream; the labelled ones worth acting on
+    shuffle with the data's size (`shuffle(n_train)`) after `repeat()`."""
+    root = _project(tmp_path, KERAS3, REPEATED_THEN_SHUFFLED)
+    found = [(item["line"], item["impact"]) for item in _json(root, "--show-minor-correctness")]
+    assert found == [(4, "correctness"), (5, "minor-correctness"), (6, "correctness"), (7, "minor-correctness")]
+    result = _check(root, "--output-format", "concise")
+    assert [line.split(":")[1] for line in result.output.splitlines()[:2]] == ["4", "6"]
+    assert result.output.splitlines()[2:] == [
+        "Found 2 findings (2 correctness; 2 fixable with --fix).",
+        "2 minor-correctness findings not shown: --show-minor-correctness"]
+    (root / "pyproject.toml").write_text("[tool.pipelint]\nshow-minor-correctness = true\n")
+    assert len(_json(root)) == 4
+
+
+VALIDATION_BESIDE_TRAINING = """
+    from tensorflow.keras.preprocessing.image import ImageDataGenerator
+    train_datagen = ImageDataGenerator(rescale=1 / 255, zoom_range=0.2, horizontal_flip=True)
+    test_datagen = ImageDataGenerator(rescale=1 / 255)
+    train = train_datagen.flow_from_directory("data/train", target_size=(64, 64))
+    val = test_datagen.flow_from_directory("data/val", target_size=(64, 64))
+    model.fit(train, steps_per_epoch=2000, epochs=10, validation_data=val{steps})
+"""
+
+
+@pytest.mark.parametrize(("steps", "validation"), [("", "minor-speed"), (", validation_steps=100", "minor-speed"),
+                                                   (", validation_steps=1000", "speed")])
+def test_a_validation_generator_beside_a_training_one_is_minor_unless_it_loads_as_much(tmp_path, steps, validation):
+    """Pools 2035/2036: 12 of 14 rescale-only validation generators beside a training generator
+    were judged not worth acting on (a small part of each epoch's loading; the training finding
+    says what to change for both); the two worth it validated on as much as an epoch trains."""
+    root = _project(tmp_path, KERAS3, VALIDATION_BESIDE_TRAINING.format(steps=steps))
+    found = [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")]
+    assert found == [(2, "speed"), (3, validation)]
+
+
+@pytest.mark.parametrize("buffer", ["info.splits['train'].num_examples", "int(ds.cardinality().numpy())", "x.shape[0]"])
+def test_a_shuffle_after_repeat_over_the_whole_data_is_correctness(tmp_path, buffer):
+    """Set E: `shuffle(n_train)` after `repeat()`, `n_train` tfds's count of the split."""
+    root = _project(tmp_path, KERAS3, f"""
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files)
+        n_train = {buffer}
+        train = ds.repeat().shuffle(n_train).batch(32)
+        model.fit(train, steps_per_epoch=100, epochs=3)
+    """)
+    assert [(item["line"], item["code"], item["impact"]) for item in _json(root, "--select", "PL204")] == [
+        (4, "PL204", "correctness")]
+
+
+def test_a_flow_only_predicted_on_and_described_is_minor_speed(tmp_path):
+    """Pool 2036: `test_batches.class_indices` beside `predict_generator(test_batches, steps=1)`:
+    reading what the iterator says of itself loads no batch."""
+    root = _project(tmp_path, KERAS3, """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        test_batches = ImageDataGenerator().flow_from_directory("data/test", target_size=(224, 224))
+        print(test_batches.class_indices)
+        pred = model.predict(test_batches, steps=1)
+    """)
+    assert [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [(2, "minor-speed")]

@@ -12,7 +12,7 @@ import pytest
 from clirunner import separate_streams_runner
 from pipelint.api import check_paths
 from pipelint.cli import main
-from pipelint.target import Target, TargetError, parse_target_version, target_for
+from pipelint.target import Target, TargetError, api_evidence, parse_target_version, target_for
 
 
 def _project(root: Path, files: dict[str, str]) -> Path:
@@ -504,7 +504,7 @@ def test_standalone_keras_2_of_an_unnamed_release_is_told_of_fit_generator_worke
     """`fit` took generators and `workers` only from Keras 2.3 (pool 2036: `keras.engine` projects on
     Keras 2.2, where the `fit(workers=...)` advice fails); `fit_generator(workers=N)` runs on all."""
     root = _project(tmp_path, {"train.py": """
-        from keras.engine import Model
+        from keras.layers.convolutional import Conv2D
         from keras.preprocessing.image import ImageDataGenerator
         gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
         model.fit_generator(gen, steps_per_epoch=100, epochs=10)
@@ -512,3 +512,90 @@ def test_standalone_keras_2_of_an_unnamed_release_is_told_of_fit_generator_worke
     (message,) = [d.message for d in check_paths([root], select=["PL403"])]
     assert message.endswith("; or, on Keras 2, load batches in parallel with `fit_generator(..., workers=N)` "
                             "(`fit(..., workers=N)` from Keras 2.3)")
+
+
+@pytest.mark.parametrize("old_import", ["from keras.engine import Model", "from keras.engine import (Input, Layer)",
+                                        "from keras.engine.topology import Layer"])
+def test_names_only_old_keras_engine_exported_mark_keras_before_2_3(tmp_path, old_import):
+    """Standalone Keras up to 2.3 exported `Model`, `Input`, `Layer`... from `keras.engine` (and
+    had `keras.engine.topology`); Keras 2.4 had no `keras.engine` and 2.6's exports none of them
+    (pool 2036: `from keras.engine import Model` beside `fit_generator` and `logs['acc']`)."""
+    root = _project(tmp_path, {"train.py": "\n        " + old_import + """
+        from keras.preprocessing.image import ImageDataGenerator
+        gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
+        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        """})
+    (message,) = [d.message for d in check_paths([root], select=["PL403"])]
+    assert message.endswith("load batches in parallel with `fit_generator(..., workers=N)`")
+    assert "on TensorFlow before 2.3 (`from keras.engine" in message
+
+
+def test_keras_engine_modules_kept_by_later_keras_2_are_no_such_mark():
+    assert api_evidence("from keras.engine.training import Model\n") == "keras2 `keras.engine`"
+    assert api_evidence("from keras.engine import training\n") == "keras2 `keras.engine`"
+
+
+def test_a_notebook_whose_outputs_show_old_keras_banner_is_read_as_keras_before_2_3(tmp_path):
+    """A notebook run on standalone Keras up to 2.3 keeps "Using TensorFlow backend." in its saved
+    outputs (pool 2036: such notebooks were told of `fit(workers=N)`, which that Keras lacks)."""
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": [
+                  "from keras.preprocessing.image import ImageDataGenerator\n",
+                  "gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory('data/train')\n",
+                  "model.fit_generator(gen, steps_per_epoch=100, epochs=10)\n"],
+              "outputs": [{"name": "stderr", "output_type": "stream", "text": ["Using TensorFlow backend.\n"]}]}]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    (tmp_path / "train.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    (message,) = [d.message for d in check_paths([tmp_path], select=["PL403"])]
+    assert "on TensorFlow before 2.3 (`Using TensorFlow backend.` (printed) in this module)" in message
+    assert message.endswith("load batches in parallel with `fit_generator(..., workers=N)`")
+    result = separate_streams_runner().invoke(main, ["check", "--show-settings", str(tmp_path / "train.ipynb")])
+    assert "`Using TensorFlow backend.` (printed)" in result.output
+    cells[0]["outputs"] = []
+    (tmp_path / "train.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    (message,) = [d.message for d in check_paths([tmp_path], select=["PL403"])]
+    assert "(`fit(..., workers=N)` from Keras 2.3)" in message
+
+
+def test_a_script_beside_scripts_of_tensorflow_1_is_read_as_theirs(tmp_path):
+    """Pool 2036: `image_test_VGG.py` imports nothing of its folder, whose other scripts use
+    `tf.Session` and `tf.placeholder` (and are written in GBK, which the index must read as the
+    engine does, by their coding line); the folder's scripts run in one environment."""
+    root = _project(tmp_path, {"train_cnn.py": "import tensorflow as tf\nsess = tf.Session()\n",
+                               "test_cnn.py": "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n",
+                               "train_vgg.py": "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse)\n"})
+    (root / "old.py").write_bytes("# coding=gbk\n# 读取\nimport tensorflow as tf\nv = tf.variable_scope('a')\n"
+                                  .encode("gbk"))
+    result = separate_streams_runner().invoke(main, ["check", "--show-settings", str(root)])
+    line = next(line for line in result.output.splitlines() if "train_vgg.py" in line)
+    assert "TensorFlow 1.x" in line and "beside it" in line
+    (message,) = [d.message for d in check_paths([root], select=["PL101"])]
+    assert "TensorFlow 1.x" in message, message
+
+
+def test_a_script_beside_mostly_silent_scripts_keeps_its_own_target(tmp_path):
+    root = _project(tmp_path, {"old.py": "import tensorflow as tf\nsess = tf.Session()\n",
+                               **{f"new_{n}.py": "import tensorflow as tf\nx = tf.constant(1)\n" for n in range(3)},
+                               "train.py": "import tensorflow as tf\nds = tf.data.TFRecordDataset(f).map(parse)\n"})
+    result = separate_streams_runner().invoke(main, ["check", "--show-settings", str(root / "train.py")])
+    assert "TensorFlow 2.21, Keras 3 (not declared" in result.output
+
+
+def test_a_notebook_whose_training_log_says_acc_of_accuracy_is_read_as_keras_before_2_3(tmp_path):
+    """Keras before 2.3 logged the `"accuracy"` metric as `acc` (pool 2036: a notebook whose saved
+    log shows `- acc: 0.71` was told of `fit(workers=N)`); a model compiled with `"acc"` itself
+    logs `acc` on every release, and says nothing."""
+    def notebook(metric: str) -> str:
+        source = ["from keras.preprocessing.image import ImageDataGenerator\n",
+                  "gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory('data/train')\n",
+                  f"model.compile('adam', 'categorical_crossentropy', metrics=['{metric}'])\n",
+                  "model.fit_generator(gen, steps_per_epoch=100, epochs=10)\n"]
+        log = ["Epoch 1/10\n", "100/100 [==============================] - 31s - loss: 0.61 - acc: 0.71\n"]
+        return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": source,
+                                      "outputs": [{"name": "stdout", "output_type": "stream", "text": log}]}],
+                           "metadata": {}, "nbformat": 4, "nbformat_minor": 4})
+    (tmp_path / "train.ipynb").write_text(notebook("accuracy"), encoding="utf-8")
+    (message,) = [d.message for d in check_paths([tmp_path], select=["PL403"])]
+    assert "on TensorFlow before 2.3 (`acc` in the training log of `metrics=['accuracy']` (printed)" in message
+    (tmp_path / "train.ipynb").write_text(notebook("acc"), encoding="utf-8")
+    (message,) = [d.message for d in check_paths([tmp_path], select=["PL403"])]
+    assert "(`fit(..., workers=N)` from Keras 2.3)" in message

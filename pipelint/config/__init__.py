@@ -22,11 +22,11 @@ Modelled on ruff. Keys (kebab-case):
 * ``extend-include``: globs (like per-file-ignores globs) of more files to check besides
   ``*.py``, ``*.pyi`` and ``*.ipynb`` (``*.pyw``, ``scripts/*``); they are read as Python.
 * ``respect-gitignore`` (bool, default true), ``force-exclude`` (bool, default false).
-* ``show-minor-speed`` / ``show-migrations`` / ``show-housekeeping`` (bool, default false): also
-  report the findings of impact minor-speed / breaks-on-upgrade / housekeeping
+* ``show-minor-correctness`` / ``show-minor-speed`` / ``show-migrations`` / ``show-housekeeping`` (bool,
+  default false): also report the findings of impact minor-correctness / minor-speed / breaks-on-upgrade / housekeeping
   (``pipelint.diagnostics.Impact``); left out, they are only counted in the summary. A code
-  selected by its full code shows all its findings (``Settings.shows``). ``--show-minor-speed`` /
-  ``--show-migrations`` / ``--show-housekeeping`` turn them on for every file.
+  selected by its full code shows all its findings (``Settings.shows``). ``--show-minor-correctness`` /
+  ``--show-minor-speed`` / ``--show-migrations`` / ``--show-housekeeping`` turn them on for every file.
 * ``cache-dir`` (string): where the result cache lives, relative to the config file's directory
   (default ``.pipelint_cache`` there); ``PIPELINT_CACHE_DIR`` overrides it (``pipelint.cache``).
 * ``[tool.pipelint.rules.PLxxx]``: per-rule options, validated against that rule's ``options``.

@@ -40,7 +40,8 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 )
 
 _LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extend-exclude", "extend-include")
-_BOOL_KEYS = ("respect-gitignore", "force-exclude", "show-migrations", "show-housekeeping", "show-minor-speed")
+_BOOL_KEYS = ("respect-gitignore", "force-exclude", "show-migrations", "show-housekeeping", "show-minor-speed",
+              "show-minor-correctness")
 _KNOWN_KEYS = frozenset(_LIST_KEYS + _BOOL_KEYS + ("per-file-ignores", "rules", "cache-dir", "target-version"))
 _SELECTOR_KEYS = ("select", "extend-select", "ignore")
 
@@ -59,6 +60,7 @@ class CliOverrides:
     show_migrations: bool = False
     show_housekeeping: bool = False
     show_minor_speed: bool = False
+    show_minor_correctness: bool = False
 
 
 def _display(path: Path, cwd: Path | None = None) -> str:
@@ -233,6 +235,7 @@ def load_settings(config_path: Path | None, overrides: CliOverrides, cwd: Path) 
         show_migrations=overrides.show_migrations or table.get("show-migrations", False),
         show_housekeeping=overrides.show_housekeeping or table.get("show-housekeeping", False),
         show_minor_speed=overrides.show_minor_speed or table.get("show-minor-speed", False),
+        show_minor_correctness=overrides.show_minor_correctness or table.get("show-minor-correctness", False),
     )
 
 

@@ -42,6 +42,7 @@ class Settings:
     show_housekeeping: bool = False
     #: Report minor speed findings (a stage with no evidence of cost).
     show_minor_speed: bool = False
+    show_minor_correctness: bool = False
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     # Pickle without the compiled caches (they are rebuilt lazily in the worker).
@@ -96,7 +97,8 @@ class Settings:
         if impact in (Impact.CORRECTNESS, Impact.SPEED):
             return True
         if {Impact.BREAKS_ON_UPGRADE: self.show_migrations, Impact.HOUSEKEEPING: self.show_housekeeping,
-                Impact.MINOR_SPEED: self.show_minor_speed}[impact]:
+                Impact.MINOR_SPEED: self.show_minor_speed,
+                Impact.MINOR_CORRECTNESS: self.show_minor_correctness}[impact]:
             return True
         named = self._cache.get("named")
         if named is None:

@@ -579,7 +579,46 @@ class PipelineModel(KerasQueries):
         # (trained on, validated on while training, or handed on: any other call)
         return bool(handed) and all(
             isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _EVALUATING_METHODS
-            for site, _ in handed) and len(handed) == sum(len(self._mentions().get(name, [])) for name in names)
+            for site, _ in handed) and len(handed) == sum(self._uses(name) for name in names)
+
+    def _uses(self, name: str) -> int:
+        """How many of `name`'s mentions may load its data: all but the reads of what a Keras
+        iterator says of itself (`flow.class_indices`, `flow.samples`)."""
+        return sum(1 for _, following, _, _ in self._mentions().get(name, [])
+                   if not (following[:1] == ["."] and following[1:2] and following[1] in _DESCRIBING_ATTRIBUTES
+                           and following[2:3] != ["("]))
+
+    def only_validating_beside(self, flows: list[cst.Call], training_flows: frozenset[str]) -> bool:
+        """Are these calls' results (a generator's flows) bound to names that the module hands
+        only as `validation_data` to training calls that train on another generator's flow (a
+        name bound to a `training_flows` call), with fewer validation steps than half the
+        training steps where both are written? Its loading is then a small part of an epoch's,
+        and the training generator's finding says what to change for both."""
+        names = {self._bound_name(flow) for flow in flows}
+        if not flows or None in names:
+            return False
+        handed = self._handed_as_arguments(names)
+        if not handed or len(handed) != sum(self._uses(name) for name in names):
+            return False
+        for site, arg in handed:
+            func = site.call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in ("fit", "fit_generator")
+                    and arg.keyword is not None and arg.keyword.value == "validation_data"):
+                return False
+            keywords = {a.keyword.value: a.value for a in site.call.args if a.keyword is not None}
+            trained = next((a.value for a in site.call.args if a.keyword is None), None) \
+                or keywords.get("x") or keywords.get("generator")
+            source = self.bound_once(trained.value) if isinstance(trained, cst.Name) else None
+            if not (isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute)
+                    and source.func.attr.value in training_flows):
+                return False
+            # (`validation_steps=1000` beside `steps_per_epoch=2000`: validation is a third of the loading)
+            for validation, training in (("validation_steps", "steps_per_epoch"), ("nb_val_samples", "samples_per_epoch")):
+                validated = self._int_value(keywords[validation]) if validation in keywords else None
+                steps = self._int_value(keywords[training]) if training in keywords else None
+                if validated is not None and (steps is None or 2 * validated >= steps):
+                    return False
+        return True
 
     def _handed_as_arguments(self, names: set[str]) -> list[tuple[CallSite, cst.Arg]]:
         """Each call of the module with one of `names`, as written, for an argument."""

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Protocol
 
 from pipelint.project.graphs import strongly_connected_components
+from pipelint.sources import decode_source
 from pipelint.target import api_evidence
 
 try:  # as in pipelint.cache: blake2b without hashlib's OpenSSL import
@@ -1114,6 +1115,26 @@ class ProjectIndex:
                           for name in sorted(members) if self.modules[name].api)
             for name in members:
                 groups[name] = found
+        return self._beside_silent_groups(groups)
+
+    def _beside_silent_groups(self, groups: dict[str, tuple[tuple[str, str, str], ...]],
+                              ) -> dict[str, tuple[tuple[str, str, str], ...]]:
+        """The scripts beside a module add their API evidence to its group's, after it, where most
+        of them show theirs: a folder of scripts is run in one environment (`tf.Session` in its
+        other files, `fit_generator` in the training one)."""
+        by_directory: dict[str, list[str]] = {}
+        for name, summary in self.modules.items():
+            if os.path.basename(summary.path) != "__init__.py":
+                by_directory.setdefault(os.path.dirname(summary.path), []).append(name)
+        for names in by_directory.values():
+            showing = sorted(name for name in names if self.modules[name].api)
+            if not showing or 2 * len(showing) < len(names):
+                continue
+            for name in names:
+                group = groups.get(name, ())
+                known = {member for member, _, _ in group}
+                groups[name] = (*group, *((other, os.path.basename(self.modules[other].path) + " beside it",
+                                           self.modules[other].api) for other in showing if other not in known))
         return groups
 
     def imported_modules(self, name: str) -> list[str]:
@@ -1173,8 +1194,8 @@ def _source(name: str, absolute: str, data: bytes | None) -> tuple[str, str, str
         if data is None:
             with open(absolute, "rb") as handle:
                 data = handle.read()
-        text = data.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+        text = decode_source(data)
+    except (OSError, ValueError):
         return None
     return package, text, blake2b(f"{name}\0{package}\0".encode() + data, digest_size=16).hexdigest()
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability
+from pipelint.diagnostics import Applicability, Impact
 from pipelint.model import DatasetPath, Op, constant_int, literal_int
 from pipelint.model.syntax import nodes_of
 from pipelint.rules.base import Invalid, Rule, RuleContext
@@ -94,6 +94,42 @@ def _stopped_by_zip(path: DatasetPath, repeat: Op, prefixes: list[DatasetPath]) 
     return False
 
 
+def _sizes_of_data(buffer: cst.BaseExpression | None, model, depth: int = 0) -> bool:
+    """Is the buffer written as the data's own size: `len(x_train)`, `x.shape[0]`,
+    `ds.cardinality()`, tfds's `info.splits['train'].num_examples`, or a name bound once to one of
+    those (`n_train = len(x_train)`)?"""
+    if buffer is None or depth > 3:
+        return False
+    if isinstance(buffer, cst.Name):
+        return _sizes_of_data(model.bound_once(buffer.value), model, depth + 1)
+    if isinstance(buffer, cst.Attribute):
+        return buffer.attr.value == "num_examples"
+    if isinstance(buffer, cst.Call):
+        func = buffer.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "numpy" or (
+                isinstance(func, cst.Name) and func.value == "int" and buffer.args):
+            inner = func.value if isinstance(func, cst.Attribute) and func.attr.value == "numpy" else buffer.args[0].value
+            return _sizes_of_data(inner, model, depth + 1)
+        return (isinstance(func, cst.Name) and func.value == "len") or (
+            isinstance(func, cst.Attribute) and func.attr.value == "cardinality")
+    if isinstance(buffer, cst.Subscript) and isinstance(buffer.value, cst.Attribute):
+        return buffer.value.attr.value == "shape"
+    return False
+
+
+def _mixes_much(model, site) -> bool:
+    """Does the shuffle after `repeat()` mix a material share of each epoch with the next: a
+    buffer written as the data's size, or one of at least a tenth of a source of known size? A
+    buffer of 1,024 over 50,000 records mixes only the examples near each boundary (2% of them),
+    which training that counts steps, not epochs, never notices."""
+    buffer = _value(site.op.arg("buffer_size", 0))
+    if _sizes_of_data(buffer, model):
+        return True
+    size = constant_int(buffer, model) if buffer is not None else None
+    sizes = [_source_size(model, path) for path in site.prefixes]
+    return size is not None and bool(sizes) and None not in sizes and 10 * size >= min(sizes)
+
+
 class RepeatBeforeShuffle(Rule):
     code = "PL204"
     summary = "`shuffle()` after `repeat()` mixes epochs: some examples repeat before others are seen once."
@@ -120,6 +156,12 @@ Nor is a pipeline whose shuffled data goes through `take(1).cache()` (one elemen
 fake-data benchmark's input). A loop that stops within the source's first pass crosses no epoch boundary: TensorFlow's examples
 train on `take(200)` batches of 128 from MNIST's 60,000 arrays (`from_tensor_slices` over a Keras
 dataset's `load_data()`), and are not reported.
+
+Impact: correctness where the buffer mixes much of each epoch with the next: a buffer written as
+the data's size (`len(x_train)`, `x.shape[0]`, `cardinality()`, or a name bound to one) or one of
+at least a tenth of a source of known size. Elsewhere (a buffer of 1,024 over an unknown or large
+source) minor correctness, shown with `--show-minor-correctness`: only the examples near each
+boundary mix, which training that counts steps rather than epochs never notices.
 
 ## Example
 ```python
@@ -333,4 +375,5 @@ while the shuffle buffer refills.
                 "`shuffle()` after `repeat()` mixes examples across epoch boundaries (some are seen "
                 "twice before others once); shuffle before `repeat()`",
                 fix,
+                impact=Impact.CORRECTNESS if _mixes_much(model, site) else Impact.MINOR_CORRECTNESS,
             )

@@ -208,7 +208,10 @@ Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only re
 already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
 batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
 are only evaluated or predicted on (`evaluate`, `predict`) is minor speed (shown with
-`--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
+`--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
+whose batches are only the `validation_data` of a `fit` that trains on another generator's flow, unless
+`validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
+the training generator's finding says what to change for both. A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
 not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
@@ -328,8 +331,10 @@ No automatic fix.
             # Keras 3's legacy copy has no workers.
             serial_work = (_decodes_files(ctx.model, site.call) or augments) and not (
                 target.keras_major == 2 and _fit_given_workers(ctx.model))
-            # (batches only evaluated or predicted on, after training: loading them costs no training time)
-            impact = None if not serial_work else Impact.MINOR_SPEED if ctx.model.only_evaluated(flows) else Impact.SPEED
+            # (batches only evaluated or predicted on, after training: loading them costs no training
+            # time; validation batches beside a training generator's: a small part of an epoch's)
+            minor = ctx.model.only_evaluated(flows) or ctx.model.only_validating_beside(flows, _FLOWS)
+            impact = None if not serial_work else Impact.MINOR_SPEED if minor else Impact.SPEED
             # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
             # 2.11-2.15 API docs); on an older target it is the current API, and says so.
             deprecated = "is deprecated and " if target.is_from((2, 11)) else ""

@@ -52,7 +52,8 @@ _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: t
 #: Findings that cost nothing on the target (shown where the configuration asks for them) rank below
 #: those that do, whatever the code's severity: a migration is information, housekeeping a hint
 #: (which editors leave out of their problem list).
-_IMPACT_SEVERITY = {Impact.MINOR_SPEED: types.DiagnosticSeverity.Information,
+_IMPACT_SEVERITY = {Impact.MINOR_CORRECTNESS: types.DiagnosticSeverity.Information,
+                    Impact.MINOR_SPEED: types.DiagnosticSeverity.Information,
                     Impact.BREAKS_ON_UPGRADE: types.DiagnosticSeverity.Information,
                     Impact.HOUSEKEEPING: types.DiagnosticSeverity.Hint}
 
