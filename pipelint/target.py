@@ -405,6 +405,11 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
         fitting = admitted
         if evidence is not None and evidence.tensorflow is not None:  # written for TensorFlow 1.x
             fitting = [release for release in admitted if release[0] == 1]
+            if admitted and not fitting:
+                # (`tf.Session` fails on every release the declaration admits: the code was
+                # written, and run, on TensorFlow 1.x; the declaration came later or is wrong)
+                return Target(evidence.tensorflow, 2,
+                              f"{evidence.source}, which no release {declared.source} declares has")
         elif evidence is not None and evidence.keras == 2:  # written for Keras 2
             until = evidence.until or (
                 _OPTIMIZER_V2_UNTIL if any(f"`{name}`" in evidence.source for name in _OPTIMIZER_V2_PRIVATE)

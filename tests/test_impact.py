@@ -427,3 +427,46 @@ def test_a_flow_only_predicted_on_and_described_is_minor_speed(tmp_path):
         pred = model.predict(test_batches, steps=1)
     """)
     assert [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [(2, "minor-speed")]
+
+
+def test_a_generator_pulled_by_the_module_own_loop_is_told_of_tf_data_not_of_fit_workers(tmp_path):
+    """Pool 2037: seven TensorFlow 1.7 scripts pull `next(train_gen)` into a session's
+    `feed_dict`; no `fit` is there to take `fit_generator(..., workers=N)`."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text("Requires TensorFlow 1.7\\n\\n    pip install tensorflow==1.7.0\\n")
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        import tensorflow as tf
+        from keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rotation_range=10, zoom_range=0.1)
+        train_gen = datagen.flow(x_train, y_train, batch_size=500)
+        with tf.Session() as sess:
+            for step in range(10000):
+                x_batch, y_batch = next(train_gen)
+                sess.run(train_op, feed_dict={x: x_batch, y: y_batch})
+    """).lstrip("\\n"))
+    (item,) = _json(tmp_path)
+    assert item["message"].endswith(
+        "build a tf.data pipeline instead (`Dataset.from_tensor_slices((x, y))` and `tf.image` random ops "
+        "in a parallel `map`) and iterate over it")
+    assert "workers" not in item["message"]
+
+
+def test_a_generator_whose_flows_are_made_by_a_helper_is_judged_by_them(tmp_path):
+    """Pool 2037: `evaluate_model(model, datagen, x, y)` calls `datagen.flow(x, y)`: arrays in
+    memory, not a directory to list; and a loop over one flow that breaks after a batch is a look."""
+    root = _project(tmp_path, KERAS3, """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def evaluate_model(model, generator, x, y):
+            model.fit(generator.flow(x, y, batch_size=256), epochs=20)
+
+        augmenting = ImageDataGenerator(rotation_range=45)
+        evaluate_model(model, augmenting, x_train, y_train)
+
+        shown = ImageDataGenerator(rotation_range=45)
+        for x_batch, y_batch in shown.flow(x_train[:3], y_train[:3], batch_size=3):
+            plot(x_batch)
+            break
+    """)
+    (item,) = _json(root)
+    assert item["line"] == 6 and "`tf.data.Dataset.from_tensor_slices((x, y))`" in item["message"]

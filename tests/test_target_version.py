@@ -599,3 +599,39 @@ def test_a_notebook_whose_training_log_says_acc_of_accuracy_is_read_as_keras_bef
     (tmp_path / "train.ipynb").write_text(notebook("acc"), encoding="utf-8")
     (message,) = [d.message for d in check_paths([tmp_path], select=["PL403"])]
     assert "(`fit(..., workers=N)` from Keras 2.3)" in message
+
+
+def test_tensorflow_1_code_is_read_as_tensorflow_1_whatever_a_tensorflow_2_pin_says(tmp_path):
+    """Pool 2037: requirements.txt pins tensorflow==2.6.1 over modules of `tf.contrib`,
+    `tf.Session` and `make_initializable_iterator`, which no TensorFlow 2 has: the code ran on 1.x,
+    where `tf.data.AUTOTUNE` is spelled `tf.data.experimental.AUTOTUNE`."""
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.6.1\n", "load.py": """
+        import tensorflow as tf
+        sess = tf.Session()
+        files = tf.data.Dataset.list_files("data/*.bin")
+        ds = files.interleave(lambda f: tf.data.FixedLengthRecordDataset(f, 64), cycle_length=4)
+        ds = ds.map(parse).batch(32)
+        it = ds.make_initializable_iterator()
+        model.fit(ds, epochs=3)
+        """})
+    by_code = {d.code: d for d in check_paths([root], select=["PL101", "PL102"])}
+    assert "pass `num_parallel_calls=tf.data.experimental.AUTOTUNE`" in by_code["PL102"].message
+    assert "TensorFlow 1.x" in by_code["PL101"].message
+    assert "which no release requirements.txt declares has" in by_code["PL101"].message
+    (fix,) = {edit.content for edit in by_code["PL102"].fix.edits}
+    assert fix == ", num_parallel_calls=tf.data.experimental.AUTOTUNE"
+
+
+@pytest.mark.parametrize(("pin", "spelling"), [("2.3.0", "tf.data.experimental.AUTOTUNE"), ("2.4.1", "tf.data.AUTOTUNE")])
+def test_autotune_is_spelled_as_the_target_spells_it(tmp_path, pin, spelling):
+    """`tf.data.AUTOTUNE` came to the core API in TensorFlow 2.4 (its release notes); before, from
+    1.13, it is `tf.data.experimental.AUTOTUNE`."""
+    root = _project(tmp_path, {"requirements.txt": f"tensorflow=={pin}\n", "train.py": """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).map(lambda r: tf.io.parse_single_example(r, spec)).batch(32)
+        model.fit(ds, epochs=3)
+        model.fit(tf.data.TFRecordDataset(files).shuffle(100).batch(32), epochs=3)
+        """})
+    found = {d.code: d for d in check_paths([root], select=["PL101", "PL103"])}
+    assert f"pass `num_parallel_calls={spelling}`" in found["PL101"].message
+    assert f"`.prefetch({spelling})`" in found["PL103"].message

@@ -327,16 +327,25 @@ class PipelineModel(KerasQueries):
     def tensorflow_alias(self) -> str | None:
         return self.imports.alias_for("tensorflow")
 
+    def autotune_spelling(self) -> str:
+        """`tf.data.AUTOTUNE` as the target TensorFlow spells it: TensorFlow 2.4 brought it to
+        the core API; from 1.13 to 2.3 it is `tf.data.experimental.AUTOTUNE`."""
+        return "tf.data.experimental.AUTOTUNE" if self.target.is_before((2, 4)) else "tf.data.AUTOTUNE"
+
     def autotune_expression(self) -> str | None:
-        """How this module can spell tf.data.AUTOTUNE without a new import, if it can."""
+        """How this module can spell tf.data.AUTOTUNE (on its target) without a new import, if it can."""
+        experimental = self.target.is_before((2, 4))
+        if self.target.is_before((1, 13)):
+            return None  # (no AUTOTUNE yet: a number of calls is the user's to choose)
         alias = self.tensorflow_alias()
         if alias:
-            return f"{alias}.data.AUTOTUNE"
+            return f"{alias}.data.experimental.AUTOTUNE" if experimental else f"{alias}.data.AUTOTUNE"
         for local, full in self.imports.names.items():
-            if canonical(full) == "tensorflow.data.AUTOTUNE":
+            if canonical(full) in ("tensorflow.data.AUTOTUNE", "tensorflow.data.experimental.AUTOTUNE") \
+                    and (experimental or canonical(full) == "tensorflow.data.AUTOTUNE"):
                 return local
             if full == "tensorflow.data":
-                return f"{local}.AUTOTUNE"
+                return f"{local}.experimental.AUTOTUNE" if experimental else f"{local}.AUTOTUNE"
         return None
 
     def ops(self, *names: str, elsewhere: bool = False) -> Iterator[OpSite]:
@@ -544,8 +553,17 @@ class PipelineModel(KerasQueries):
             flow_name = self._bound_name(flow) if flow is not None else None
             return flow_name is not None and self._looked_at_name(flow_name)
         uses = self._mentions().get(name, [])
+        # `for x, y in datagen.flow(x_train[:3], ...): plot(x); break`: one batch, looked at
+        inline_looks = sum(1 for loop in nodes_of(self.module, cst.For)
+                           if isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Attribute)
+                           and loop.iter.func.attr.value in passes and isinstance(loop.iter.func.value, cst.Name)
+                           and loop.iter.func.value.value == name and runs_once(loop))
         for previous, following, flow_result, depth in uses:
             if following[:1] == ["."] and following[1:2] and following[1] in neutral:
+                continue
+            if previous == "in" and inline_looks and following[:1] == ["."] and following[1:2] \
+                    and following[1] in passes:
+                inline_looks -= 1
                 continue
             if following[:1] == ["."] and following[1:2] and following[1] in passes and following[2:3] == ["("]:
                 # (a flow made in a loop below the generator's binding makes batches for real)

@@ -298,7 +298,8 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             else:
                 why = ("its function is not in sight, so it may be stateful, which leaves it serial "
                        "(tf.data parallelizes only a function it can prove stateless)")
-            message = f"`map` without `num_parallel_calls`: {why}; pass `num_parallel_calls=tf.data.AUTOTUNE`"
+            message = (f"`map` without `num_parallel_calls`: {why}; "
+                       f"pass `num_parallel_calls={ctx.model.autotune_spelling()}`")
             fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
                               ctx.model.module) if autotune and call.args else None
             ctx.report(site.op.name_node, message, fix, impact=speed(ctx.model.material_speed(site.op, site.prefixes)))

@@ -178,7 +178,7 @@ the module's own alias for TensorFlow and is offered only when one is imported.
                 continue  # only looked at: a few elements, no loop to speed up
             message = (
                 "`interleave` without `num_parallel_calls` reads its inputs one at a time on one "
-                "thread; pass `num_parallel_calls=tf.data.AUTOTUNE`"
+                f"thread; pass `num_parallel_calls={ctx.model.autotune_spelling()}`"
             )
             fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
                               ctx.model.module) if autotune and call.args else None

@@ -541,12 +541,12 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                 message = (
                     f"dataset fed to {where} does not end in `prefetch`: {model.target.describe_tensorflow()} "
                     "injects no final prefetch (tf.data's `inject_prefetch` is a default from 2.11), so input "
-                    "and training take turns; end it with `.prefetch(tf.data.AUTOTUNE)`")
+                    f"and training take turns; end it with `.prefetch({model.autotune_spelling()})`")
             elif switched_off:
                 message = (
                     f"dataset fed to {where} does not end in `prefetch`, and its options switch off "
                     "tf.data's `inject_prefetch`: input and training take turns; end it with "
-                    "`.prefetch(tf.data.AUTOTUNE)`")
+                    f"`.prefetch({model.autotune_spelling()})`")
             else:
                 message = (
                     f"dataset fed to {where} does not end in `prefetch`: input and training overlap only "

@@ -32,8 +32,10 @@ def _flows(model, construction: cst.Call, names: frozenset[str] = _FLOWS, unknow
 
 
 def _only_arrays(model, construction: cst.Call) -> bool:
-    """Does the generator only slice arrays in memory: `flow(x, y)` its only flow?"""
-    flows = _flows(model, construction)
+    """Does the generator only slice arrays in memory: `flow(x, y)` its only flow (or, where it
+    has none in sight, the only flow of the generators the module is handed: `def
+    evaluate_model(datagen, x, y): ... datagen.flow(x, y)`)?"""
+    flows = _flows(model, construction) or _flows(model, construction, unknown=True)
     return bool(flows) and all(isinstance(flow.func, cst.Attribute) and flow.func.attr.value == "flow"
                                for flow in flows)
 
@@ -113,24 +115,54 @@ def _only_writes_to_disk(model, flows: list[cst.Call]) -> bool:
     return True
 
 
+def _pulled_by_own_loop(model, flows: list[cst.Call]) -> bool:
+    """Are the batches pulled by the module's own loop (`x, y = next(train_gen)` into a session's
+    `feed_dict`), no Keras training or evaluation call in it: every flow bound to a name that
+    `next(...)` reads? Then `fit`'s workers are no advice."""
+    if not flows or any(isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _LOADING_METHODS
+                        for site in model.calls):
+        return False
+    pulled = {arg.value.value for site in model.calls
+              if isinstance(site.call.func, cst.Name) and site.call.func.value == "next"
+              for arg in site.call.args[:1] if isinstance(arg.value, cst.Name)}
+    for flow in flows:
+        around = ancestors(model.module, flow) or []
+        parent = around[-2] if len(around) > 1 else None
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name) and parent.targets[0].target.value in pulled):
+            return False
+    return True
+
+
 def _advice(target, augments: bool = True, standalone: bool = False, in_memory: bool = False,
-            scales: bool = True) -> str:
+            scales: bool = True, own_loop: bool = False) -> str:
     """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
     experimental ones from 2.3, a tf.data pipeline before; on Keras 2, also `fit`'s workers.
     Standalone Keras before TensorFlow 2.3 trains on no tf.data dataset: its workers alone. Arrays
-    already in memory (`flow(x, y)`) are sliced, not listed from a directory."""
-    workers = _KERAS2_WORKERS if target.keras_major == 2 else ""
-    if standalone and target.keras_major == 2 and target.tensorflow is None:
+    already in memory (`flow(x, y)`) are sliced, not listed from a directory. Batches pulled by
+    the module's own loop (`own_loop`) are told of tf.data alone: no `fit` takes workers there."""
+    if own_loop:
+        if target.is_before((1, 4)):
+            return (f"on {target.describe_tensorflow()} prepare the next batches in background threads while "
+                    f"the step runs (a `queue.Queue` filled by `threading.Thread`s)")
+        if target.is_before((2, 3)) or standalone and target.tensorflow is None:
+            random = " and `tf.image` random ops" if augments else ""
+            source = "`Dataset.from_tensor_slices((x, y))`" if in_memory else \
+                "`Dataset.list_files`, `tf.image.decode_image`"
+            on = f"on {target.describe_tensorflow()} " if target.tensorflow is not None else ""
+            return f"{on}build a tf.data pipeline instead ({source}{random} in a parallel `map`) and iterate over it"
+    workers = _KERAS2_WORKERS if target.keras_major == 2 and not own_loop else ""
+    if standalone and target.keras_major == 2 and target.tensorflow is None and not own_loop:
         # (standalone Keras of an unnamed release: `fit` takes generators and workers only from
         # 2.3; `fit_generator(workers=N)` runs on every Keras 2)
         workers = _STANDALONE_KERAS2_WORKERS
     # (tf.data came with TensorFlow 1.4; the multi-backend Keras of TensorFlow 1.x and 2.0-2.2
     # takes Python generators and Sequences only)
-    if target.is_before((1, 4)) or standalone and target.is_before((2, 3)):
+    if target.is_before((1, 4)) or standalone and target.is_before((2, 3)) and not own_loop:
         return f"on {target.describe_tensorflow()} load batches in parallel with `fit_generator(..., workers=N)`"
     random = " and `tf.image` random ops" if augments else ""
     if target.is_before((2, 3)):
-        if target.is_before((2, 1)) or target.tensorflow is None:
+        if (target.is_before((2, 1)) or target.tensorflow is None) and not own_loop:
             # (TensorFlow 2.1 moved generators to `fit`; before, `fit_generator` trains on them)
             workers = _OLD_KERAS2_WORKERS
         source = "`Dataset.from_tensor_slices((x, y))`" if in_memory else \
@@ -218,7 +250,10 @@ Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., wor
 2.1; that alone before TensorFlow 1.4, which brought tf.data, and with the standalone, multi-backend
 Keras of TensorFlow before 2.3, which trains on no tf.data dataset; standalone Keras 2 of an unnamed
 release is told of `fit_generator(..., workers=N)`, since `fit` took generators only from 2.3). Arrays already in memory
-(`flow(x, y)`) are told of `Dataset.from_tensor_slices`, not of a directory loader. The message calls it deprecated only where
+(`flow(x, y)`, also where a helper the generator is handed makes the flow) are told of
+`Dataset.from_tensor_slices`, not of a directory loader. Batches the module's own loop pulls (`next(train_gen)`
+into a session's `feed_dict`, no Keras training call in the module) are told of a tf.data pipeline alone: no
+`fit` is there to take workers. A loop over one flow that breaks after its first batch is a look. The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
 
 ## Example
@@ -340,7 +375,7 @@ No automatic fix.
             deprecated = "is deprecated and " if target.is_from((2, 11)) else ""
             work = "augments" if augments else "loads"
             advice = _advice(target, augments, _standalone(ctx.model, site.call), _only_arrays(ctx.model, site.call),
-                             _scales(site.call))
+                             _scales(site.call), _pulled_by_own_loop(ctx.model, flows))
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
                        f"{advice}",
