@@ -454,8 +454,12 @@ def expected_findings(parsed: Parsed, codes=RULES) -> set[tuple[str, int, int, s
                             state = True
                         elif o.method == "shuffle" and not state:
                             reshuffled = True
+                # (batches shuffled again after the cache: moving the cache before the shuffle
+                # would still reorder whole batches only, so no fix is offered)
+                batches_reshuffled = batched and any(o.method == "shuffle" for tail in tails for o in tail)
                 if not reshuffled:
-                    add("PL201", op, "unsafe" if receiver and receiver.method == "shuffle" else None)
+                    add("PL201", op, "unsafe" if receiver and receiver.method == "shuffle" and not batches_reshuffled
+                        else None)
             # PL209: every path reaching it is cached already, with no `repeat` after that cache
             # on any path (the earlier cache is then read on every repetition).
             def after_last_cache(ops):

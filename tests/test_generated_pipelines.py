@@ -82,8 +82,8 @@ from rule_options import STRICT_PREFETCH, settings_with  # noqa: E402
 from pipelint.engine import FixMode, lint_and_fix, lint_source  # noqa: E402
 
 CODES = frozenset(RULES)
-# (every finding the oracle predicts, whatever its impact: minor speed findings are shown too)
-STRICT = replace(settings_with(STRICT_PREFETCH), show_minor_speed=True)
+# (every finding the oracle predicts, whatever its impact: minor findings are shown too)
+STRICT = replace(settings_with(STRICT_PREFETCH), show_minor_speed=True, show_minor_correctness=True)
 MAX_EXAMPLES = int(os.environ.get("PIPELINT_GENERATED_EXAMPLES", "300"))  # more to hunt bugs
 STATS: collections.Counter = collections.Counter()
 
