@@ -470,3 +470,60 @@ def test_a_generator_whose_flows_are_made_by_a_helper_is_judged_by_them(tmp_path
     """)
     (item,) = _json(root)
     assert item["line"] == 6 and "`tf.data.Dataset.from_tensor_slices((x, y))`" in item["message"]
+
+
+def test_flows_yielded_by_a_generator_function_are_told_to_become_a_sequence_first(tmp_path):
+    """Pool 2038: image and mask flows zipped inside a generator function (`yield`) and handed
+    to `fit_generator`: Keras cannot load a plain generator with more workers (not thread-safe)."""
+    root = _project(tmp_path, "keras==2.2.4\ntensorflow==1.14.0", """
+        from keras.preprocessing.image import ImageDataGenerator
+
+        def pairs(path):
+            images = ImageDataGenerator(rescale=1. / 255).flow_from_directory(path, classes=["image"], seed=1)
+            masks = ImageDataGenerator(rescale=1. / 255).flow_from_directory(path, classes=["mask"], seed=1)
+            for image, mask in zip(images, masks):
+                yield image, mask
+
+        model.fit_generator(pairs("data/train"), steps_per_epoch=100, epochs=10)
+    """)
+    messages = [item["message"] for item in _json(root)]
+    assert len(messages) == 2 and all(message.endswith(
+        "make the generator function a `keras.utils.Sequence` (a Python generator is not thread-safe) and load "
+        "that in parallel with `fit_generator(..., workers=N)`") for message in messages)
+
+
+def test_a_generator_used_only_to_transform_images_it_is_handed_is_not_reported(tmp_path):
+    """Pool 2038: `augmenter.random_transform(image)` in an offline oversampling pass; no flow."""
+    root = _project(tmp_path, KERAS3, """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def create_augmenter():
+            return ImageDataGenerator(rotation_range=15, horizontal_flip=True)
+
+        def oversample(images):
+            augmenter = create_augmenter()
+            return [augmenter.random_transform(image) for image in images]
+    """)
+    assert _json(root, "--show-minor-speed", "--show-housekeeping") == []
+
+
+def test_a_keras_2_sequence_with_one_worker_is_said_to_load_in_one_background_thread(tmp_path):
+    """Pool 2038: Keras 2's one worker loads ahead in a background thread (a queue of batches);
+    a step waits only where its batch loads slower than it trains."""
+    root = _project(tmp_path, KERAS2, """
+        import cv2
+        import numpy as np
+        import tensorflow as tf
+
+        class Batches(tf.keras.utils.Sequence):
+            def __len__(self):
+                return 10
+
+            def __getitem__(self, index):
+                return np.stack([cv2.imread(p) for p in self.paths[index]]), self.labels[index]
+
+        model.fit_generator(Batches(), epochs=3)
+    """)
+    (item,) = [item for item in _json(root) if item["code"] == "PL407"]
+    assert "one background thread calls `__getitem__` a batch at a time, so every step whose batch takes longer " \
+           "to load than to train waits for it" in item["message"]

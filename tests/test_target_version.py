@@ -211,7 +211,7 @@ def test_messages_name_the_version_and_where_it_came_from(tmp_path):
     messages = {d.code: d.message for d in check_paths([root], select=["PL101", "PL103", "PL407"])}
     assert "TensorFlow 2.4 (requirements.txt) does not parallelize maps" in messages["PL101"]
     assert "TensorFlow 2.4 (requirements.txt) injects no final prefetch" in messages["PL103"]
-    assert "in Keras 2 (requirements.txt) `fit` calls `__getitem__` one batch at a time" in messages["PL407"]
+    assert "in Keras 2 (requirements.txt) one background thread calls `__getitem__` a batch at a time" in messages["PL407"]
     root = _project(tmp_path / "new", {"requirements.txt": "tensorflow==2.21\n", "train.py": TRAIN})
     messages = {d.code: d.message for d in check_paths([root], select=["PL406"])}
     assert "raises on Keras 3 (requirements.txt)" in messages["PL406"]
@@ -303,7 +303,7 @@ def test_a_keras2_sequence_of_another_module_trained_with_one_worker(tmp_path):
     found = check_paths([root], select=["PL407"])
     assert [(d.path.rsplit("/", 1)[-1], d.line) for d in found] == [("train.py", 6)]
     assert "`fit` loads `DataGenerator` (its `__getitem__` calls `cv2.imread`) without `workers=`" in found[0].message
-    assert "in Keras 2 (requirements.txt, with `fit(workers=...)` in this module) `fit` calls" \
+    assert "in Keras 2 (requirements.txt, with `fit(workers=...)` in this module) one background thread calls" \
         in found[0].message, found[0].message
 
 

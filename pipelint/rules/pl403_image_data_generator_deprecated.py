@@ -134,6 +134,35 @@ def _pulled_by_own_loop(model, flows: list[cst.Call]) -> bool:
     return True
 
 
+# An `ImageDataGenerator`'s methods that transform one image the caller holds: no batches loaded.
+_TRANSFORMS = frozenset({"random_transform", "apply_transform", "get_random_transform", "standardize"})
+
+
+def _only_transforms_images(model) -> bool:
+    """Does the module use its generators only to transform images it holds itself
+    (`augmenter.random_transform(image)` in an offline oversampling pass): no flow anywhere in
+    it, and a transform method called? Nothing loads batches; the message's claim would be false."""
+    methods = {site.call.func.attr.value for site in model.calls if isinstance(site.call.func, cst.Attribute)}
+    return not (methods & _FLOWS) and bool(methods & _TRANSFORMS)
+
+
+def _yielded_by_generator_function(model, flows: list[cst.Call]) -> bool:
+    """Do the flows reach training through a Python generator function: made inside one that
+    yields (`for img, mask in zip(images, masks): yield ...`)? Keras cannot load such a generator
+    with more than one worker (it is not thread-safe)."""
+    for flow in flows:
+        for node in ancestors(model.module, flow) or []:
+            if isinstance(node, cst.FunctionDef) and nodes_of(node, cst.Yield):
+                return True
+    return False
+
+
+def _thread_safe(advice: str) -> str:
+    """The workers advice for batches yielded by a Python generator function."""
+    return advice.replace("load batches in parallel with", "make the generator function a `keras.utils.Sequence` "
+                          "(a Python generator is not thread-safe) and load that in parallel with")
+
+
 def _advice(target, augments: bool = True, standalone: bool = False, in_memory: bool = False,
             scales: bool = True, own_loop: bool = False) -> str:
     """What replaces it on the target's release: the stable names from TensorFlow 2.6, the
@@ -253,7 +282,11 @@ release is told of `fit_generator(..., workers=N)`, since `fit` took generators 
 (`flow(x, y)`, also where a helper the generator is handed makes the flow) are told of
 `Dataset.from_tensor_slices`, not of a directory loader. Batches the module's own loop pulls (`next(train_gen)`
 into a session's `feed_dict`, no Keras training call in the module) are told of a tf.data pipeline alone: no
-`fit` is there to take workers. A loop over one flow that breaks after its first batch is a look. The message calls it deprecated only where
+`fit` is there to take workers. Flows made inside a generator function (`zip(images, masks)`, then `yield`) reach
+training as a plain Python generator, which Keras cannot load with more than one worker: the advice makes it a
+`keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look. A module that uses its generators only to
+transform images it holds (`augmenter.random_transform(image)`, no flow anywhere in it) loads no batches, and is
+not reported. The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
 
 ## Example
@@ -358,7 +391,8 @@ No automatic fix.
                 continue
             flows = _flows(ctx.model, site.call)
             if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})) \
-                    or _only_writes_to_disk(ctx.model, flows) or ctx.model.handed_only_to_lookers(site.call, _FLOWS):
+                    or _only_writes_to_disk(ctx.model, flows) or ctx.model.handed_only_to_lookers(site.call, _FLOWS) \
+                    or _only_transforms_images(ctx.model):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
             augments = _augments(ctx.model, site.call)
@@ -376,6 +410,8 @@ No automatic fix.
             work = "augments" if augments else "loads"
             advice = _advice(target, augments, _standalone(ctx.model, site.call), _only_arrays(ctx.model, site.call),
                              _scales(site.call), _pulled_by_own_loop(ctx.model, flows))
+            if _yielded_by_generator_function(ctx.model, flows):
+                advice = _thread_safe(advice)
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
                        f"{advice}",

@@ -47,6 +47,9 @@ that trains on a `Sequence` class (this module's, or one imported from another p
 without `workers=` (an explicit `workers=1` is left alone: a generator that is not thread-safe), and the fix it names is `fit(..., workers=N)`. The
 message names what makes a batch costly to load where `__getitem__` shows it (`cv2.imread`,
 `Image.open`, `np.load`...).
+Keras 2's one worker is a background thread with a queue of batches (tf.data's `prefetch(1)` in
+tf.keras from TensorFlow 2.2): loading overlaps training, one batch at a time, and a step waits only
+where its batch takes longer to load than to train; the message says so.
 
 ## Why is this bad?
 In Keras 3 `fit` no longer takes `workers`; the `PyDataset` carries it, and it defaults to 1.
@@ -294,9 +297,10 @@ No automatic fix.
             cost = f" (its `__getitem__` calls `{loads}`)" if loads else ""
             ctx.report(func.attr,
                        f"`{func.attr.value}` loads `{name}`{cost} {how}: in {model.target.describe_keras()} "
-                       f"`{func.attr.value}` calls `__getitem__` one batch at a time in one thread while the "
-                       f"model waits; pass `workers=N` (and `use_multiprocessing=True` for CPU-bound loading) "
-                       f"to `{func.attr.value}`", impact=speed(not model.only_slices(cls, home)))
+                       f"one background thread calls `__getitem__` a batch at a time, so every step whose "
+                       f"batch takes longer to load than to train waits for it; pass `workers=N` (and "
+                       f"`use_multiprocessing=True` for CPU-bound loading) to `{func.attr.value}`",
+                       impact=speed(not model.only_slices(cls, home)))
 
     @staticmethod
     def _init_state(klass: cst.ClassDef, model: PipelineModel) -> str:
