@@ -527,3 +527,17 @@ def test_a_keras_2_sequence_with_one_worker_is_said_to_load_in_one_background_th
     (item,) = [item for item in _json(root) if item["code"] == "PL407"]
     assert "one background thread calls `__getitem__` a batch at a time, so every step whose batch takes longer " \
            "to load than to train waits for it" in item["message"]
+
+
+def test_a_serial_map_whose_output_is_cached_is_minor_speed(tmp_path):
+    """Pool 2038: `map(augment_batch).cache()`: the map runs in the first epoch only; a reader
+    judged both such PL101s accurate and not worth acting on. Without the cache it costs every epoch."""
+    root = _project(tmp_path, "tensorflow==2.4.1", """
+        import tensorflow as tf
+        ds = tf.data.Dataset.list_files("data/*.jpg").map(lambda p: tf.io.decode_jpeg(tf.io.read_file(p))).cache()
+        model.fit(ds.batch(32), epochs=25)
+        again = tf.data.Dataset.list_files("data/*.jpg").map(lambda p: tf.io.decode_jpeg(tf.io.read_file(p)))
+        model.fit(again.batch(32), epochs=25)
+    """)
+    found = [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed") if item["code"] == "PL101"]
+    assert found == [(2, "minor-speed"), (4, "speed")]

@@ -1014,7 +1014,17 @@ class PipelineModel(KerasQueries):
         costly stage of one of `prefixes` made (decoded images), and what it builds is not only
         evaluated (`ONLY_EVALUATION`)?"""
         return (self.costly([op]) or any(self.costly(path.all_ops(), path) for path in prefixes)) \
-            and not self.only_used_for(op, ONLY_EVALUATION)
+            and not self.only_used_for(op, ONLY_EVALUATION) and not self.cached_after(op)
+
+    def cached_after(self, op: Op) -> bool:
+        """Is what `op` makes cached on every path through it, with no `repeat` before the cache
+        (`map(decode).cache()`): it runs in the first epoch only, every later one reads the cache."""
+        tails = self.continuations(op)
+        for tail in tails:
+            names = [later.name for later in tail]
+            if "cache" not in names or "repeat" in names[:names.index("cache")]:
+                return False
+        return bool(tails)
 
     def _cost_unknown(self, facts: FunctionFacts) -> bool:
         if not facts.known:

@@ -51,8 +51,9 @@ autotuner pick the degree. Ordering is kept unless you also pass `deterministic=
 Impact: speed where the map's own work costs real time per element (decoding or transforming
 images, reading files, a Keras random layer, a function not in sight) or where it works on what such
 a stage made (decoded images); minor speed (shown with `--show-minor-speed`) where every call is in
-sight and cheap on data already in memory or parsed from records, or where the data is only
-evaluated or predicted on.
+sight and cheap on data already in memory or parsed from records, where the data is only
+evaluated or predicted on, or where the map's output is cached on every path (`map(decode).cache()`,
+no `repeat` before the cache): it runs in the first epoch only.
 
 ## Example
 ```python
