@@ -541,3 +541,24 @@ def test_a_serial_map_whose_output_is_cached_is_minor_speed(tmp_path):
     """)
     found = [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed") if item["code"] == "PL101"]
     assert found == [(2, "minor-speed"), (4, "speed")]
+
+
+def test_a_flow_handed_to_a_helper_that_only_predicts_on_it_is_minor_speed(tmp_path):
+    """Pool 2039: `get_binary_predictions(model, val_gen)` only calls `model.predict(generator)`
+    and reads `generator.classes`: the flow is evaluated, never trained on."""
+    root = _project(tmp_path, KERAS3, """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def binary_predictions(model, generator):
+            scores = model.predict(generator)
+            return scores, generator.classes
+
+        val_gen = ImageDataGenerator(rescale=1 / 255).flow_from_directory("data/val", shuffle=False)
+        scores, labels = binary_predictions(model, val_gen)
+        train_gen = ImageDataGenerator(rescale=1 / 255).flow_from_directory("data/train")
+        def train(model, generator):
+            model.fit(generator, epochs=3)
+        train(model, train_gen)
+    """)
+    found = [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")]
+    assert found == [(7, "minor-speed"), (9, "speed")]

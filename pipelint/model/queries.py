@@ -595,9 +595,8 @@ class PipelineModel(KerasQueries):
             return False
         handed = self._handed_as_arguments(names)
         # (trained on, validated on while training, or handed on: any other call)
-        return bool(handed) and all(
-            isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _EVALUATING_METHODS
-            for site, _ in handed) and len(handed) == sum(self._uses(name) for name in names)
+        return bool(handed) and all(self._evaluates(site, arg) for site, arg in handed) \
+            and len(handed) == sum(self._uses(name) for name in names)
 
     def _uses(self, name: str) -> int:
         """How many of `name`'s mentions may load its data: all but the reads of what a Keras
@@ -644,6 +643,12 @@ class PipelineModel(KerasQueries):
                 if isinstance(arg.value, cst.Name) and arg.value.value in names]
 
     def _only_describes(self, site: CallSite, arg: cst.Arg, passes: frozenset[str]) -> bool:
+        received = self._received_as(site, arg)
+        return received is not None and _only_described_through(*received, passes)
+
+    def _received_as(self, site: CallSite, arg: cst.Arg) -> tuple[cst.FunctionDef, str] | None:
+        """The function `site` calls (this module's, or the project's) and the parameter that
+        receives `arg`, where both are known."""
         func = site.call.func
         function = self.functions.get(func.value) if isinstance(func, cst.Name) else None
         if function is None and self.project is not None and site.qualified_name is not None:
@@ -651,14 +656,23 @@ class PipelineModel(KerasQueries):
             node = found[0].find(found[1]) if found is not None else None
             function = node if isinstance(node, cst.FunctionDef) else None
         if function is None or arg.star:
-            return False
+            return None
         positional = [*function.params.posonly_params, *function.params.params]
         if arg.keyword is not None:
             param = next((p for p in all_params(function.params) if p.name.value == arg.keyword.value), None)
         else:
             index = [a for a in site.call.args if a.keyword is None].index(arg)
             param = positional[index] if index < len(positional) else None
-        return param is not None and _only_described_through(function, param.name.value, passes)
+        return (function, param.name.value) if param is not None else None
+
+    def _evaluates(self, site: CallSite, arg: cst.Arg) -> bool:
+        """Does the call evaluate or predict on `arg`: `model.predict(flow)`, or a function that
+        does only that with the parameter receiving it (`def report(model, gen): model.predict(gen)`)?"""
+        func = site.call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _EVALUATING_METHODS:
+            return True
+        received = self._received_as(site, arg)
+        return received is not None and _only_evaluated_through(*received)
 
     def _looked_at_name(self, name: str, indirection: int = 0) -> bool:
         if self._imported_from_here(name):
@@ -1082,6 +1096,19 @@ class PipelineModel(KerasQueries):
 
     def node_code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+
+def _only_evaluated_through(function: cst.FunctionDef, param: str) -> bool:
+    """Does `function` use its parameter `param` only as what `evaluate`/`predict` (or their
+    `_generator` forms) run on, or to read what it says of itself (`gen.class_indices`)?"""
+    mentions = [name for name in nodes_of(function.body, cst.Name) if name.value == param]
+    allowed = {id(arg.value) for call in nodes_of(function.body, cst.Call)
+               if isinstance(call.func, cst.Attribute) and call.func.attr.value in _EVALUATING_METHODS
+               for arg in call.args if isinstance(arg.value, cst.Name) and arg.value.value == param}
+    allowed |= {id(attribute.value) for attribute in nodes_of(function.body, cst.Attribute)
+                if isinstance(attribute.value, cst.Name) and attribute.value.value == param
+                and attribute.attr.value in _DESCRIBING_ATTRIBUTES}
+    return bool(mentions) and all(id(name) in allowed for name in mentions)
 
 
 def _only_described_through(function: cst.FunctionDef, param: str, passes: frozenset[str]) -> bool:

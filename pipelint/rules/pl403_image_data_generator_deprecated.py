@@ -268,7 +268,7 @@ with no `workers`, and Keras 2's `fit` loads them in one worker unless given `wo
 Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only rescales arrays
 already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
 batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
-are only evaluated or predicted on (`evaluate`, `predict`) is minor speed (shown with
+are only evaluated or predicted on (`evaluate`, `predict`, here or through a function that does only that with them) is minor speed (shown with
 `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
 whose batches are only the `validation_data` of a `fit` that trains on another generator's flow, unless
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
