@@ -69,7 +69,8 @@ def write_project(root: Path, modules: int = 20) -> list[Path]:
 
 
 def expected(modules: int = 20) -> set[tuple[str, int, str]]:
-    """(module file, line, code) a reader expects: in prep_K the serial map (PL101); in train_K
+    """(module file, line, code) a reader expects: in prep_K the serial map (PL101, minor speed:
+    train_K caches what it makes, so it runs in the first epoch only); in train_K
     the cache after data_K's shuffle (PL201) and its whole file in memory (PL301); in trainer_K
     the same two on the cache kept on `self`."""
     found = set()

@@ -256,6 +256,8 @@ def test_summaries_made_in_worker_processes_are_those_made_in_one(project, monke
 
 def test_worker_processes_report_what_one_process_does(tmp_path):
     write_project(tmp_path, 20)
+    # (prep_K's serial map is minor speed: train_K caches what it makes; shown here too)
+    (tmp_path / "pyproject.toml").write_text("[tool.pipelint]\nshow-minor-speed = true\n")
     one = check_paths([tmp_path], select=["ALL"], jobs=1)
     many = check_paths([tmp_path], select=["ALL"], jobs=2)
     assert one == many

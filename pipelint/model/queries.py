@@ -1032,7 +1032,10 @@ class PipelineModel(KerasQueries):
 
     def cached_after(self, op: Op) -> bool:
         """Is what `op` makes cached on every path through it, with no `repeat` before the cache
-        (`map(decode).cache()`): it runs in the first epoch only, every later one reads the cache."""
+        (`map(decode).cache()`): it runs in the first epoch only, every later one reads the cache.
+        Not a random map's: PL202 moves it after the cache, where it runs every epoch."""
+        if op.facts is not None and (op.facts.randomness or op.facts.py_function_randomness) is not None:
+            return False
         tails = self.continuations(op)
         for tail in tails:
             names = [later.name for later in tail]

@@ -53,7 +53,8 @@ images, reading files, a Keras random layer, a function not in sight) or where i
 a stage made (decoded images); minor speed (shown with `--show-minor-speed`) where every call is in
 sight and cheap on data already in memory or parsed from records, where the data is only
 evaluated or predicted on, or where the map's output is cached on every path (`map(decode).cache()`,
-no `repeat` before the cache): it runs in the first epoch only.
+no `repeat` before the cache): it runs in the first epoch only (not a random map: PL202 moves it after
+the cache, where it runs every epoch).
 
 ## Example
 ```python
