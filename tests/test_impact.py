@@ -562,3 +562,31 @@ def test_a_flow_handed_to_a_helper_that_only_predicts_on_it_is_minor_speed(tmp_p
     """)
     found = [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")]
     assert found == [(7, "minor-speed"), (9, "speed")]
+
+
+def test_data_read_only_to_calibrate_a_tflite_converter_is_not_trained_on(tmp_path):
+    """Pool 2038: a flow read by `next()` only inside the converter's `representative_dataset`
+    (20 batches, 5 images each, for INT8 calibration): nothing trains on it (C1); likewise a
+    dataset looped over only there. The same flow and dataset trained on are reported."""
+    calibration = """
+        import tensorflow as tf
+
+        datagen = tf.keras.preprocessing.image.ImageDataGenerator(rescale=1.0 / 255)
+        samples = datagen.flow_from_directory("data/calibration", target_size=(224, 224))
+        records = tf.data.TFRecordDataset(files).map(parse).batch(1)
+
+        def representative_dataset():
+            for _ in range(20):
+                images, _ = next(samples)
+                yield [images[:1]]
+            for record in records.take(100):
+                yield [record]
+
+        converter = tf.lite.TFLiteConverter.from_keras_model(model)
+        converter.representative_dataset = representative_dataset
+    """
+    root = _project(tmp_path, "tensorflow==2.4.1", calibration)
+    assert _json(root, "--show-minor-speed", "--show-minor-correctness") == []
+    (tmp_path / "train.py").write_text(textwrap.dedent(calibration).replace(
+        "converter.representative_dataset = representative_dataset", "model.fit(samples, epochs=3)"))
+    assert {item["code"] for item in _json(root)} == {"PL101", "PL403"}

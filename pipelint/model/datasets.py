@@ -319,6 +319,10 @@ class Datasets(InterpreterState):
                 bookkeeping = None
             if runs_once(stmt):
                 bookkeeping = "peek"  # `for images, labels in ds: ...; break`: one element, a look
+            function = self._frame.function if self._frame else None
+            if function is not None and self._where is None \
+                    and function.name.value in self.model.calibration_functions():
+                bookkeeping = "peek"  # a TFLite converter's calibration samples: read once, never trained on
             # A small `take` built into a pipeline that a loop with work in it iterates inside an
             # epoch loop (`train = ....take(5)` defined elsewhere) is a small training set.
             if all(path.ops and path.ops[-1].name == "take" and _small_count(path.ops[-1])

@@ -141,6 +141,7 @@ _DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "fi
                                     "num_classes", "image_shape", "batch_size", "labels",
                                     "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
 # Keras calls that read a generator's batches without training on them.
+_REPRESENTATIVE = re.compile(r"\brepresentative_dataset\s*=\s*(?:lambda\s*:\s*)?([A-Za-z_]\w*)")
 _EVALUATING_METHODS = frozenset({"evaluate", "evaluate_generator", "predict", "predict_generator",
                                  "predict_on_batch", "test_on_batch"})
 # Builtins that read one item of their argument, or only describe it: `next(gen)`, `type(gen)`.
@@ -254,6 +255,7 @@ class PipelineModel(KerasQueries):
         self.notebook = False
         #: The TensorFlow and Keras the module is written for (set by the engine; pipelint/target.py).
         self.target = Target()
+        self._calibration: frozenset[str] | None = None
         self._script: bool | None = None
         self._enclosing: dict[cst.Call, str] | None = None
         self._never_called: dict[str, bool] = {}
@@ -356,6 +358,15 @@ class PipelineModel(KerasQueries):
             if (not names or site.op.name in names) and (elsewhere or site.op.where is None) \
                     and not self.dropped(site.op):
                 yield site
+
+    def calibration_functions(self) -> frozenset[str]:
+        """The functions this module hands a TFLite converter as its `representative_dataset`
+        (`converter.representative_dataset = gen`): what they read calibrates a quantized model
+        once, on a few hundred samples; nothing trains on it."""
+        if self._calibration is None:
+            self._calibration = frozenset(_REPRESENTATIVE.findall(self.source)) \
+                if "representative_dataset" in self.source else frozenset()
+        return self._calibration
 
     def never_called(self, function: str) -> bool:
         """Is this module's function `function` dead code: nothing here calls or names it but its

@@ -146,6 +146,29 @@ def _only_transforms_images(model) -> bool:
     return not (methods & _FLOWS) and bool(methods & _TRANSFORMS)
 
 
+def _only_calibrates(model, flows: list[cst.Call]) -> bool:
+    """Are the flows read only inside the functions the module hands a TFLite converter as its
+    `representative_dataset` (`next(train_data)` there): calibration samples, never trained on?"""
+    functions = model.calibration_functions()
+    if not functions or not flows:
+        return False
+    names, bindings = set(), set()
+    for flow in flows:
+        around = ancestors(model.module, flow) or []
+        parent = around[-2] if len(around) > 1 else None
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0].target, cst.Name)):
+            return False
+        names.add(parent.targets[0].target.value)
+        bindings.add(id(parent.targets[0].target))
+    for name in nodes_of(model.module, cst.Name):
+        if name.value in names and id(name) not in bindings and not any(
+                isinstance(node, cst.FunctionDef) and node.name.value in functions
+                for node in ancestors(model.module, name) or []):
+            return False
+    return True
+
+
 def _yielded_by_generator_function(model, flows: list[cst.Call]) -> bool:
     """Do the flows reach training through a Python generator function: made inside one that
     yields (`for img, mask in zip(images, masks): yield ...`)? Keras cannot load such a generator
@@ -284,7 +307,8 @@ release is told of `fit_generator(..., workers=N)`, since `fit` took generators 
 into a session's `feed_dict`, no Keras training call in the module) are told of a tf.data pipeline alone: no
 `fit` is there to take workers. Flows made inside a generator function (`zip(images, masks)`, then `yield`) reach
 training as a plain Python generator, which Keras cannot load with more than one worker: the advice makes it a
-`keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look. A module that uses its generators only to
+`keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look. Flows read only inside the function handed to a TFLite
+converter as its `representative_dataset` calibrate a quantized model, and are not reported either. A module that uses its generators only to
 transform images it holds (`augmenter.random_transform(image)`, no flow anywhere in it) loads no batches, and is
 not reported. The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
@@ -392,7 +416,7 @@ No automatic fix.
             flows = _flows(ctx.model, site.call)
             if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})) \
                     or _only_writes_to_disk(ctx.model, flows) or ctx.model.handed_only_to_lookers(site.call, _FLOWS) \
-                    or _only_transforms_images(ctx.model):
+                    or _only_transforms_images(ctx.model) or _only_calibrates(ctx.model, flows):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
             augments = _augments(ctx.model, site.call)
