@@ -102,8 +102,9 @@ def main() -> None:
               "still work on the target (by default only counted in the summary).")
 @click.option("--show-minor-speed", is_flag=True, help="Also report minor speed findings: stages with no evidence "
               "of cost (data in memory, records only parsed) or data only evaluated (by default only counted).")
-@click.option("--show-minor-correctness", is_flag=True, help="Also report minor correctness findings: an effect on "
-              "what the model sees too small to matter (a few examples mixed at epoch boundaries; only counted by default).")
+@click.option("--show-minor-correctness", is_flag=True, help="Also report minor correctness findings: an effect "
+              "on what the model sees too small to matter (a few examples mixed at epoch boundaries; by default "
+              "only counted).")
 @click.option("--show-settings", is_flag=True, help="Print each file's configuration and target TensorFlow/Keras "
               "(and where it was found), then exit.")
 def check(paths, select, extend_select, ignore, exclude, extend_exclude, extend_include, force_exclude, output_format,
@@ -252,8 +253,8 @@ def _show_settings(files, resolver) -> None:
 def _code_of(path, text: str) -> tuple[str, str | None]:
     """A notebook's code cells joined and its API evidence, as `check` reads its target from them;
     a file's own text (its evidence read from it)."""
-    from pipelint.engine import notebook_api_evidence
-    from pipelint.notebook import NotebookError, build_program, is_notebook_path, parse_notebook
+    from pipelint.notebook import (NotebookError, build_program, is_notebook_path, notebook_api_evidence,
+                                   parse_notebook)
 
     if not is_notebook_path(path):
         return text, None
@@ -297,7 +298,7 @@ def _check_stdin(data: bytes, filename: str | None, resolver, fix_mode, force_ex
         return []
     result = check_file(path, shown, settings, fix_mode, data=data)
     if result.original_source is not None or result.diagnostics:
-        from pipelint.engine import decode_source
+        from pipelint.sources import decode_source
         from pipelint.reporters._common import give_source
 
         try:

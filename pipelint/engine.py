@@ -27,15 +27,14 @@ from pipelint.fixes import applicable, apply_fixes
 from pipelint.model import PipelineModel
 from pipelint.model.inference import may_use_datasets
 from pipelint.notebook import (Notebook, NotebookError, Program, build_program, is_notebook_path,
-                               mask_cell, parse_notebook, replace_sources)
+                               mask_cell, notebook_api_evidence, parse_notebook, replace_sources)
 from pipelint.positions import StatementIndex, node_positions
 from pipelint.results import DisplayPaths, FileResult, FixMode
-from pipelint.sources import decode as _decode
-from pipelint.sources import decode_source
 from pipelint.rules import Rule, RuleContext, all_rules
 from pipelint.rules.base import Finding
+from pipelint.sources import decode as _decode
 from pipelint.suppressions import has_skip_file, parse_suppressions
-from pipelint.target import OLD_KERAS_BANNER, Target, api_evidence, target_for
+from pipelint.target import Target, target_for
 
 if TYPE_CHECKING:
     from pipelint.config import Settings, SettingsResolver
@@ -529,25 +528,6 @@ def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
             diagnostics.append(replace(_engine_diagnostic(path, "PL001", error.message, error.line, error.column),
                                        cell=error.cell.number))
     return sorted(diagnostics, key=Diagnostic.sort_key)
-
-
-_ACCURACY_METRIC = re.compile(r"""metrics\s*=\s*\[[^\]]*['"]accuracy['"]""")
-_ACC_METRIC = re.compile(r"""['"](?:val_)?acc['"]""")
-
-
-def notebook_api_evidence(notebook: Notebook, code: str) -> str:
-    """The `api_evidence` of a notebook whose cells' code is `code`: the code's own, or the banner
-    standalone Keras up to 2.3 printed where the saved outputs show it and the code names nothing
-    as old (TensorFlow 1.x, Keras 1's arguments)."""
-    own = api_evidence(code)
-    if own.startswith(("1.x ", "keras1 ")):
-        return own
-    if notebook.printed_old_keras:
-        return f"keras1 `{OLD_KERAS_BANNER}` (printed)"
-    # (a log that says `acc` of a model compiled with `"accuracy"` alone: Keras before 2.3 named it so)
-    if notebook.printed_acc and _ACCURACY_METRIC.search(code) and not _ACC_METRIC.search(code):
-        return "keras1 `acc` in the training log of `metrics=['accuracy']` (printed)"
-    return own
 
 
 def _to_cell(d: Diagnostic, program: Program) -> Diagnostic:

@@ -27,11 +27,12 @@ import warnings
 from dataclasses import dataclass, field
 from json.decoder import scanstring
 
-from pipelint.target import OLD_KERAS_BANNER
+from pipelint.target import OLD_KERAS_BANNER, api_evidence
 
 __all__ = [
     "NOTEBOOK_SUFFIX", "CodeCell", "MaskedCell", "Notebook", "NotebookError", "Program",
-    "RunnableCell", "build_program", "is_notebook_path", "mask_cell", "parse_notebook", "raw_position",
+    "RunnableCell", "build_program", "is_notebook_path", "mask_cell", "notebook_api_evidence", "parse_notebook",
+    "raw_position",
     "replace_sources", "runnable_cells",
 ]
 
@@ -131,6 +132,25 @@ def parse_notebook(text: str) -> Notebook:
 
 
 _ACC_IN_LOG = re.compile(r" - (?:val_)?acc: \d")
+
+
+_ACCURACY_METRIC = re.compile(r"""metrics\s*=\s*\[[^\]]*['"]accuracy['"]""")
+_ACC_METRIC = re.compile(r"""['"](?:val_)?acc['"]""")
+
+
+def notebook_api_evidence(notebook: Notebook, code: str) -> str:
+    """The `api_evidence` of a notebook whose cells' code is `code`: the code's own, or, where the
+    code names nothing as old (TensorFlow 1.x, Keras 1's arguments), what the saved outputs show
+    of standalone Keras up to 2.3 (its banner, or `acc` logged for `metrics=['accuracy']`)."""
+    own = api_evidence(code)
+    if own.startswith(("1.x ", "keras1 ")):
+        return own
+    if notebook.printed_old_keras:
+        return f"keras1 `{OLD_KERAS_BANNER}` (printed)"
+    # (a log that says `acc` of a model compiled with `"accuracy"` alone: Keras before 2.3 named it so)
+    if notebook.printed_acc and _ACCURACY_METRIC.search(code) and not _ACC_METRIC.search(code):
+        return "keras1 `acc` in the training log of `metrics=['accuracy']` (printed)"
+    return own
 
 
 def _printed(outputs: object) -> str:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 import pipelint
-from pipelint.engine import FixMode, check_file, decode_source, lint_and_fix, lint_source
+from pipelint.engine import FixMode, check_file, lint_and_fix, lint_source
 from pipelint.rules import all_rules
+from pipelint.sources import decode_source
 
 SERIAL_MAP = "import tensorflow as tf\nds = tf.data.Dataset.range(4).map(lambda x: load(x))\n"
 ALL = frozenset(all_rules())

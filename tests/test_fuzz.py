@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pipelint.config import CliOverrides, load_settings
-from pipelint.engine import FixMode, check_file, decode_source, lint_and_fix, lint_source
+from pipelint.engine import FixMode, check_file, lint_and_fix, lint_source
 from pipelint.rules import all_rules
+from pipelint.sources import decode_source
 
 ALL_CODES = frozenset(all_rules())
 TF_PREFIX = "import tensorflow as tf\n"

@@ -42,6 +42,7 @@ class Settings:
     show_housekeeping: bool = False
     #: Report minor speed findings (a stage with no evidence of cost).
     show_minor_speed: bool = False
+    #: Report minor correctness findings (an effect on what the model sees too small to matter).
     show_minor_correctness: bool = False
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 

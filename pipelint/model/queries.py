@@ -140,12 +140,20 @@ Mention = tuple[str, list[str], "str | None", int]
 _DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "filepaths", "samples", "n",
                                     "num_classes", "image_shape", "batch_size", "labels",
                                     "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
-# Keras calls that read a generator's batches without training on them.
+# The function a TFLite converter calibrates with (`converter.representative_dataset = gen`).
 _REPRESENTATIVE = re.compile(r"\brepresentative_dataset\s*=\s*(?:lambda\s*:\s*)?([A-Za-z_]\w*)")
+# Keras calls that read a generator's batches without training on them.
 _EVALUATING_METHODS = frozenset({"evaluate", "evaluate_generator", "predict", "predict_generator",
                                  "predict_on_batch", "test_on_batch"})
 # Builtins that read one item of their argument, or only describe it: `next(gen)`, `type(gen)`.
 _LOOKING_CALLS = frozenset({"next", "type", "len", "print", "repr", "id"})
+
+
+def _describes(following: list[str]) -> bool:
+    """Do the tokens after a mention read what a Keras iterator says of itself
+    (`flow.class_indices`), not call one of its methods?"""
+    return following[:1] == ["."] and bool(following[1:2]) and following[1] in _DESCRIBING_ATTRIBUTES \
+        and following[2:3] != ["("]
 
 
 def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
@@ -329,25 +337,28 @@ class PipelineModel(KerasQueries):
     def tensorflow_alias(self) -> str | None:
         return self.imports.alias_for("tensorflow")
 
+    def _autotune_in_data(self) -> str:
+        """`AUTOTUNE` under `tf.data` on the target: TensorFlow 2.4 brought it to the core API;
+        from 1.13 to 2.3 it is `experimental.AUTOTUNE`."""
+        return "experimental.AUTOTUNE" if self.target.is_before((2, 4)) else "AUTOTUNE"
+
     def autotune_spelling(self) -> str:
-        """`tf.data.AUTOTUNE` as the target TensorFlow spells it: TensorFlow 2.4 brought it to
-        the core API; from 1.13 to 2.3 it is `tf.data.experimental.AUTOTUNE`."""
-        return "tf.data.experimental.AUTOTUNE" if self.target.is_before((2, 4)) else "tf.data.AUTOTUNE"
+        """`tf.data.AUTOTUNE` as the target TensorFlow spells it."""
+        return f"tf.data.{self._autotune_in_data()}"
 
     def autotune_expression(self) -> str | None:
         """How this module can spell tf.data.AUTOTUNE (on its target) without a new import, if it can."""
-        experimental = self.target.is_before((2, 4))
         if self.target.is_before((1, 13)):
             return None  # (no AUTOTUNE yet: a number of calls is the user's to choose)
+        in_data = self._autotune_in_data()
         alias = self.tensorflow_alias()
         if alias:
-            return f"{alias}.data.experimental.AUTOTUNE" if experimental else f"{alias}.data.AUTOTUNE"
+            return f"{alias}.data.{in_data}"
         for local, full in self.imports.names.items():
-            if canonical(full) in ("tensorflow.data.AUTOTUNE", "tensorflow.data.experimental.AUTOTUNE") \
-                    and (experimental or canonical(full) == "tensorflow.data.AUTOTUNE"):
+            if canonical(full) in ("tensorflow.data.AUTOTUNE", f"tensorflow.data.{in_data}"):
                 return local
             if full == "tensorflow.data":
-                return f"{local}.experimental.AUTOTUNE" if experimental else f"{local}.AUTOTUNE"
+                return f"{local}.{in_data}"
         return None
 
     def ops(self, *names: str, elsewhere: bool = False) -> Iterator[OpSite]:
@@ -601,20 +612,24 @@ class PipelineModel(KerasQueries):
         """Are these calls' results (a generator's flows) bound to names that the module hands
         only to `evaluate`/`predict`, never to a training call (nor as its `validation_data`,
         loaded every epoch while training) nor anywhere else?"""
+        handed = self._flows_handed(flows)
+        # (trained on, validated on while training, or handed on: any other call)
+        return bool(handed) and all(self._evaluates(site, arg) for site, arg in handed)
+
+    def _flows_handed(self, flows: list[cst.Call]) -> list[tuple[CallSite, cst.Arg]]:
+        """Each call the flows' bound names are handed to as an argument, where every flow is
+        bound to a plain name and each mention that may load its data is such an argument
+        (empty otherwise)."""
         names = {self._bound_name(flow) for flow in flows}
         if not flows or None in names:
-            return False
+            return []
         handed = self._handed_as_arguments(names)
-        # (trained on, validated on while training, or handed on: any other call)
-        return bool(handed) and all(self._evaluates(site, arg) for site, arg in handed) \
-            and len(handed) == sum(self._uses(name) for name in names)
+        return handed if len(handed) == sum(self._uses(name) for name in names) else []
 
     def _uses(self, name: str) -> int:
         """How many of `name`'s mentions may load its data: all but the reads of what a Keras
         iterator says of itself (`flow.class_indices`, `flow.samples`)."""
-        return sum(1 for _, following, _, _ in self._mentions().get(name, [])
-                   if not (following[:1] == ["."] and following[1:2] and following[1] in _DESCRIBING_ATTRIBUTES
-                           and following[2:3] != ["("]))
+        return sum(1 for _, following, _, _ in self._mentions().get(name, []) if not _describes(following))
 
     def only_validating_beside(self, flows: list[cst.Call], training_flows: frozenset[str]) -> bool:
         """Are these calls' results (a generator's flows) bound to names that the module hands
@@ -622,11 +637,8 @@ class PipelineModel(KerasQueries):
         name bound to a `training_flows` call), with fewer validation steps than half the
         training steps where both are written? Its loading is then a small part of an epoch's,
         and the training generator's finding says what to change for both."""
-        names = {self._bound_name(flow) for flow in flows}
-        if not flows or None in names:
-            return False
-        handed = self._handed_as_arguments(names)
-        if not handed or len(handed) != sum(self._uses(name) for name in names):
+        handed = self._flows_handed(flows)
+        if not handed:
             return False
         for site, arg in handed:
             func = site.call.func
@@ -641,7 +653,8 @@ class PipelineModel(KerasQueries):
                     and source.func.attr.value in training_flows):
                 return False
             # (`validation_steps=1000` beside `steps_per_epoch=2000`: validation is a third of the loading)
-            for validation, training in (("validation_steps", "steps_per_epoch"), ("nb_val_samples", "samples_per_epoch")):
+            for validation, training in (("validation_steps", "steps_per_epoch"),
+                                         ("nb_val_samples", "samples_per_epoch")):
                 validated = self._int_value(keywords[validation]) if validation in keywords else None
                 steps = self._int_value(keywords[training]) if training in keywords else None
                 if validated is not None and (steps is None or 2 * validated >= steps):
@@ -703,8 +716,7 @@ class PipelineModel(KerasQueries):
                 return False
             looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("] \
                 or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"] \
-                or following[:1] == ["."] and following[1:2] and following[1] in _DESCRIBING_ATTRIBUTES \
-                and following[2:3] != ["("]
+                or _describes(following)
             # One `next(gen)` (or `gen[0]`, one batch) where it was made is a look; pulled in a loop
             # below it, batches are produced for real (augmented copies written to disk).
             if looks and depth <= self._binding_depth(name):

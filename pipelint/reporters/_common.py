@@ -166,8 +166,8 @@ def cell_prefix(d: Diagnostic) -> str:
 
 
 #: The switch that shows each impact left out by default.
-SHOW_SWITCH = {Impact.MINOR_CORRECTNESS: "--show-minor-correctness", Impact.MINOR_SPEED: "--show-minor-speed", Impact.BREAKS_ON_UPGRADE: "--show-migrations",
-               Impact.HOUSEKEEPING: "--show-housekeeping"}
+SHOW_SWITCH = {Impact.MINOR_CORRECTNESS: "--show-minor-correctness", Impact.MINOR_SPEED: "--show-minor-speed",
+               Impact.BREAKS_ON_UPGRADE: "--show-migrations", Impact.HOUSEKEEPING: "--show-housekeeping"}
 
 
 def _count(number: int, what: str) -> str:

@@ -106,10 +106,10 @@ def _sizes_of_data(buffer: cst.BaseExpression | None, model, depth: int = 0) -> 
         return buffer.attr.value == "num_examples"
     if isinstance(buffer, cst.Call):
         func = buffer.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "numpy" or (
-                isinstance(func, cst.Name) and func.value == "int" and buffer.args):
-            inner = func.value if isinstance(func, cst.Attribute) and func.attr.value == "numpy" else buffer.args[0].value
-            return _sizes_of_data(inner, model, depth + 1)
+        if isinstance(func, cst.Attribute) and func.attr.value == "numpy":  # `ds.cardinality().numpy()`
+            return _sizes_of_data(func.value, model, depth + 1)
+        if isinstance(func, cst.Name) and func.value == "int" and buffer.args:
+            return _sizes_of_data(buffer.args[0].value, model, depth + 1)
         return (isinstance(func, cst.Name) and func.value == "len") or (
             isinstance(func, cst.Attribute) and func.attr.value == "cardinality")
     if isinstance(buffer, cst.Subscript) and isinstance(buffer.value, cst.Attribute):

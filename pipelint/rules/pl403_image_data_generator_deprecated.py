@@ -115,6 +115,15 @@ def _only_writes_to_disk(model, flows: list[cst.Call]) -> bool:
     return True
 
 
+def _bound_to(model, flow: cst.Call) -> cst.Name | None:
+    """The plain name a flow is bound to where it is made (`train_gen = datagen.flow(...)`)."""
+    around = ancestors(model.module, flow) or []
+    parent = around[-2] if len(around) > 1 else None
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        return parent.targets[0].target
+    return None
+
+
 def _pulled_by_own_loop(model, flows: list[cst.Call]) -> bool:
     """Are the batches pulled by the module's own loop (`x, y = next(train_gen)` into a session's
     `feed_dict`), no Keras training or evaluation call in it: every flow bound to a name that
@@ -125,13 +134,8 @@ def _pulled_by_own_loop(model, flows: list[cst.Call]) -> bool:
     pulled = {arg.value.value for site in model.calls
               if isinstance(site.call.func, cst.Name) and site.call.func.value == "next"
               for arg in site.call.args[:1] if isinstance(arg.value, cst.Name)}
-    for flow in flows:
-        around = ancestors(model.module, flow) or []
-        parent = around[-2] if len(around) > 1 else None
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
-                and isinstance(parent.targets[0].target, cst.Name) and parent.targets[0].target.value in pulled):
-            return False
-    return True
+    bound = [_bound_to(model, flow) for flow in flows]
+    return all(name is not None and name.value in pulled for name in bound)
 
 
 # An `ImageDataGenerator`'s methods that transform one image the caller holds: no batches loaded.
@@ -152,15 +156,10 @@ def _only_calibrates(model, flows: list[cst.Call]) -> bool:
     functions = model.calibration_functions()
     if not functions or not flows:
         return False
-    names, bindings = set(), set()
-    for flow in flows:
-        around = ancestors(model.module, flow) or []
-        parent = around[-2] if len(around) > 1 else None
-        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
-                and isinstance(parent.targets[0].target, cst.Name)):
-            return False
-        names.add(parent.targets[0].target.value)
-        bindings.add(id(parent.targets[0].target))
+    bound = [_bound_to(model, flow) for flow in flows]
+    if None in bound:
+        return False
+    names, bindings = {name.value for name in bound}, {id(name) for name in bound}
     for name in nodes_of(model.module, cst.Name):
         if name.value in names and id(name) not in bindings and not any(
                 isinstance(node, cst.FunctionDef) and node.name.value in functions
@@ -204,17 +203,17 @@ def _advice(target, augments: bool = True, standalone: bool = False, in_memory: 
             on = f"on {target.describe_tensorflow()} " if target.tensorflow is not None else ""
             return f"{on}build a tf.data pipeline instead ({source}{random} in a parallel `map`) and iterate over it"
     workers = _KERAS2_WORKERS if target.keras_major == 2 and not own_loop else ""
-    if standalone and target.keras_major == 2 and target.tensorflow is None and not own_loop:
+    if standalone and target.keras_major == 2 and target.tensorflow is None:
         # (standalone Keras of an unnamed release: `fit` takes generators and workers only from
         # 2.3; `fit_generator(workers=N)` runs on every Keras 2)
         workers = _STANDALONE_KERAS2_WORKERS
     # (tf.data came with TensorFlow 1.4; the multi-backend Keras of TensorFlow 1.x and 2.0-2.2
     # takes Python generators and Sequences only)
-    if target.is_before((1, 4)) or standalone and target.is_before((2, 3)) and not own_loop:
+    if target.is_before((1, 4)) or standalone and target.is_before((2, 3)):
         return f"on {target.describe_tensorflow()} load batches in parallel with `fit_generator(..., workers=N)`"
     random = " and `tf.image` random ops" if augments else ""
     if target.is_before((2, 3)):
-        if (target.is_before((2, 1)) or target.tensorflow is None) and not own_loop:
+        if target.is_before((2, 1)) or target.tensorflow is None:
             # (TensorFlow 2.1 moved generators to `fit`; before, `fit_generator` trains on them)
             workers = _OLD_KERAS2_WORKERS
         source = "`Dataset.from_tensor_slices((x, y))`" if in_memory else \
@@ -291,8 +290,8 @@ with no `workers`, and Keras 2's `fit` loads them in one worker unless given `wo
 Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only rescales arrays
 already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
 batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
-are only evaluated or predicted on (`evaluate`, `predict`, here or through a function that does only that with them) is minor speed (shown with
-`--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
+are only evaluated or predicted on (`evaluate`, `predict`, here or through a function that does only that
+with them) is minor speed (shown with `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
 whose batches are only the `validation_data` of a `fit` that trains on another generator's flow, unless
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
 the training generator's finding says what to change for both. A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
@@ -307,9 +306,9 @@ release is told of `fit_generator(..., workers=N)`, since `fit` took generators 
 into a session's `feed_dict`, no Keras training call in the module) are told of a tf.data pipeline alone: no
 `fit` is there to take workers. Flows made inside a generator function (`zip(images, masks)`, then `yield`) reach
 training as a plain Python generator, which Keras cannot load with more than one worker: the advice makes it a
-`keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look. Flows read only inside the function handed to a TFLite
-converter as its `representative_dataset` calibrate a quantized model, and are not reported either. A module that uses its generators only to
-transform images it holds (`augmenter.random_transform(image)`, no flow anywhere in it) loads no batches, and is
+`keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look. Flows read
+only inside the function handed to a TFLite converter as its `representative_dataset` calibrate a quantized
+model, and are not reported either. A module that uses its generators only to transform images it holds (`augmenter.random_transform(image)`, no flow anywhere in it) loads no batches, and is
 not reported. The message calls it deprecated only where
 the target's TensorFlow does (its API docs mark `tf.keras.preprocessing` so from 2.11 on).
 
