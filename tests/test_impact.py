@@ -403,6 +403,60 @@ def test_a_validation_generator_beside_a_training_one_is_minor_unless_it_loads_a
     assert found == [(2, "speed"), (3, validation)]
 
 
+def test_a_validation_generator_beside_arrays_trained_on_is_minor_speed(tmp_path):
+    """Pools 2029-2039: 38 of 39 findings on data only validated on were judged not worth acting
+    on, whatever the training data was."""
+    root = _project(tmp_path, KERAS3, """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        val = ImageDataGenerator(rescale=1 / 255).flow_from_directory("data/val", target_size=(64, 64))
+        model.fit(x_train, y_train, epochs=10, validation_data=val)
+    """)
+    assert [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [(2, "minor-speed")]
+
+
+VALIDATION_DATASET = """
+    import tensorflow as tf
+
+    def load(path):
+        return tf.py_function(read_with_cv2, [path], tf.float32)
+
+    train = tf.data.Dataset.from_tensor_slices(train_files).map(load).batch(32)
+    val = tf.data.Dataset.from_tensor_slices(val_files).interleave(tf.data.TFRecordDataset).map(load_val).batch(32)
+
+    def load_val(path):
+        return tf.py_function(read_with_cv2, [path], tf.float32)
+    model.fit(train, steps_per_epoch=1000, validation_data=val{steps}, epochs=10)
+"""
+
+
+@pytest.mark.parametrize(("steps", "validation"), [("", "minor-speed"), (", validation_steps=100", "minor-speed"),
+                                                   (", validation_steps=500", "speed")])
+def test_a_dataset_only_validated_on_is_minor_speed_unless_it_loads_much(tmp_path, steps, validation):
+    """Pool 2032 (PL106), pool 2038 (PL101): a validation dataset's serial Python stage or
+    serial reads cost a small part of each epoch where validation loads under half of training.
+    A helper mapped for both (`load`) costs what the training pays."""
+    root = _project(tmp_path, KERAS3, VALIDATION_DATASET.format(steps=steps))
+    found = sorted((item["line"], item["code"], item["impact"]) for item in _json(root, "--show-minor-speed"))
+    assert found == [(4, "PL106", "speed"), (7, "PL102", validation), (10, "PL106", validation)]
+
+
+def test_a_python_helper_mapped_for_validation_and_training_costs_the_training(tmp_path):
+    """One `load` mapped by the validation pipeline first and the training one after: one finding,
+    at the training's impact, whichever pipeline the model meets first."""
+    root = _project(tmp_path, KERAS3, """
+        import tensorflow as tf
+
+        def load(path):
+            return tf.py_function(read_with_cv2, [path], tf.float32)
+
+        val = tf.data.Dataset.from_tensor_slices(val_files).map(load).batch(32)
+        train = tf.data.Dataset.from_tensor_slices(train_files).map(load).batch(32)
+        model.fit(train, validation_data=val, epochs=10)
+    """)
+    assert [(item["line"], item["code"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [
+        (4, "PL106", "speed")]
+
+
 @pytest.mark.parametrize("buffer", ["info.splits['train'].num_examples", "int(ds.cardinality().numpy())", "x.shape[0]"])
 def test_a_shuffle_after_repeat_over_the_whole_data_is_correctness(tmp_path, buffer):
     """Set E: `shuffle(n_train)` after `repeat()`, `n_train` tfds's count of the split."""
@@ -427,6 +481,20 @@ def test_a_flow_only_predicted_on_and_described_is_minor_speed(tmp_path):
         pred = model.predict(test_batches, steps=1)
     """)
     assert [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [(2, "minor-speed")]
+
+
+@pytest.mark.parametrize("rewind, impact", [("test_batches.reset()", "minor-speed"),
+                                             ("test_batches.reset(0)", "speed")])
+def test_a_flow_rewound_before_it_is_predicted_on_is_minor_speed(tmp_path, rewind, impact):
+    """Pool 2039: `test_generator.reset()` then `model.predict(test_generator)`: rewinding loads
+    no batch. A `reset` that takes arguments is not the iterator's and stays a use."""
+    root = _project(tmp_path, KERAS3, f"""
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        test_batches = ImageDataGenerator().flow_from_directory("data/test", target_size=(224, 224))
+        {rewind}
+        pred = model.predict(test_batches)
+    """)
+    assert [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [(2, impact)]
 
 
 def test_a_generator_pulled_by_the_module_own_loop_is_told_of_tf_data_not_of_fit_workers(tmp_path):

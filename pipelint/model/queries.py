@@ -151,14 +151,18 @@ _LOOKING_CALLS = frozenset({"next", "type", "len", "print", "repr", "id"})
 
 def _describes(following: list[str]) -> bool:
     """Do the tokens after a mention read what a Keras iterator says of itself
-    (`flow.class_indices`), not call one of its methods?"""
-    return following[:1] == ["."] and bool(following[1:2]) and following[1] in _DESCRIBING_ATTRIBUTES \
-        and following[2:3] != ["("]
+    (`flow.class_indices`), or only rewind it (`flow.reset()`, before a `predict` in order), and
+    load no batch?"""
+    if following[:1] != ["."] or not following[1:2]:
+        return False
+    if following[1] == "reset":
+        return following[2:4] == ["(", ")"]
+    return following[1] in _DESCRIBING_ATTRIBUTES and following[2:3] != ["("]
 
 
 def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
     """Per name, each mention that is not a binding or an attribute: the token before it, the
-    three after it, the name bound by the statement whose value the mention starts (`gen =
+    four after it, the name bound by the statement whose value the mention starts (`gen =
     datagen.flow(`), and its block depth; and per name the block depths of its bindings. A
     mention as the sole argument of `next(` (or `type(`, `len(`, `print(`...) reads as
     ("(", [")"...]); other calls' arguments read as "call"."""
@@ -182,7 +186,7 @@ def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Ment
         if token.type != tokenize.NAME or keyword.iskeyword(token.string):
             continue
         previous = tokens[index - 1][0].string if index else ""
-        following = [t.string for t, _ in tokens[index + 1:index + 4]]
+        following = [t.string for t, _ in tokens[index + 1:index + 5]]
         if previous == ".":
             continue
         if following[:1] == ["="] or (previous == "for" and following[:1] == ["in"]):
@@ -608,13 +612,16 @@ class PipelineModel(KerasQueries):
         return bool(handed) and len(handed) == len(mentions) and all(
             self._only_describes(site, arg, passes) for site, arg in handed)
 
-    def only_evaluated(self, flows: list[cst.Call]) -> bool:
+    def off_training_flows(self, flows: list[cst.Call]) -> bool:
         """Are these calls' results (a generator's flows) bound to names that the module hands
-        only to `evaluate`/`predict`, never to a training call (nor as its `validation_data`,
-        loaded every epoch while training) nor anywhere else?"""
+        only to `evaluate`/`predict` (or a function that only does that with them), or as the
+        `validation_data` of training calls that load under half as many validation batches as
+        training ones where both counts are written (`validates_much`)? Never to a training call
+        to train on, nor anywhere else. Validation loading is a small part of an epoch's (blind
+        readers of pools 2029-2039 judged 38 of 39 findings on data only validated on not worth
+        acting on), and a training generator's finding says what to change for both."""
         handed = self._flows_handed(flows)
-        # (trained on, validated on while training, or handed on: any other call)
-        return bool(handed) and all(self._evaluates(site, arg) for site, arg in handed)
+        return bool(handed) and all(self._evaluates(site, arg) or self._validates_on(site, arg) for site, arg in handed)
 
     def _flows_handed(self, flows: list[cst.Call]) -> list[tuple[CallSite, cst.Arg]]:
         """Each call the flows' bound names are handed to as an argument, where every flow is
@@ -631,35 +638,37 @@ class PipelineModel(KerasQueries):
         iterator says of itself (`flow.class_indices`, `flow.samples`)."""
         return sum(1 for _, following, _, _ in self._mentions().get(name, []) if not _describes(following))
 
-    def only_validating_beside(self, flows: list[cst.Call], training_flows: frozenset[str]) -> bool:
-        """Are these calls' results (a generator's flows) bound to names that the module hands
-        only as `validation_data` to training calls that train on another generator's flow (a
-        name bound to a `training_flows` call), with fewer validation steps than half the
-        training steps where both are written? Its loading is then a small part of an epoch's,
-        and the training generator's finding says what to change for both."""
-        handed = self._flows_handed(flows)
-        if not handed:
-            return False
-        for site, arg in handed:
-            func = site.call.func
-            if not (isinstance(func, cst.Attribute) and func.attr.value in ("fit", "fit_generator")
-                    and arg.keyword is not None and arg.keyword.value == "validation_data"):
-                return False
-            keywords = {a.keyword.value: a.value for a in site.call.args if a.keyword is not None}
-            trained = next((a.value for a in site.call.args if a.keyword is None), None) \
-                or keywords.get("x") or keywords.get("generator")
-            source = self.bound_once(trained.value) if isinstance(trained, cst.Name) else None
-            if not (isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute)
-                    and source.func.attr.value in training_flows):
-                return False
-            # (`validation_steps=1000` beside `steps_per_epoch=2000`: validation is a third of the loading)
-            for validation, training in (("validation_steps", "steps_per_epoch"),
-                                         ("nb_val_samples", "samples_per_epoch")):
-                validated = self._int_value(keywords[validation]) if validation in keywords else None
-                steps = self._int_value(keywords[training]) if training in keywords else None
-                if validated is not None and (steps is None or 2 * validated >= steps):
-                    return False
-        return True
+    def _validates_on(self, site: CallSite, arg: cst.Arg) -> bool:
+        """Is `arg` the `validation_data` of a training call that validates on under half as many
+        batches as it trains on, where both counts are written?"""
+        func = site.call.func
+        return isinstance(func, cst.Attribute) and func.attr.value in ("fit", "fit_generator") \
+            and arg.keyword is not None and arg.keyword.value == "validation_data" and not self.validates_much(site.call)
+
+    def validates_much(self, call: cst.Call) -> bool:
+        """Does this training call write at least half as many validation steps as training steps,
+        or validation steps beside no written epoch length (`validation_steps=1000,
+        steps_per_epoch=2000`)? Validation is then a third of the loading or more."""
+        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        for validation, training in (("validation_steps", "steps_per_epoch"), ("nb_val_samples", "samples_per_epoch")):
+            validated = self._int_value(keywords[validation]) if validation in keywords else None
+            steps = self._int_value(keywords[training]) if training in keywords else None
+            if validated is not None and (steps is None or 2 * validated >= steps):
+                return True
+        return False
+
+    def off_training(self, op: Op) -> bool:
+        """Is what `op` builds only evaluated, predicted on, looked at, or validated on by training
+        calls that load under half as many validation batches as training ones (`validates_much`)? A
+        faster input there saves a small part of a training run."""
+        consumers = self.consumers_of(op)
+        return bool(consumers) and all(self.reads_off_training(c) for c in consumers)
+
+    def reads_off_training(self, consumer: Consumer) -> bool:
+        """Is this use of a dataset an evaluation, a prediction, a look, or validation that loads
+        under half as many batches as training (`off_training`)?"""
+        return consumer.kind in ONLY_EVALUATION or consumer.kind == "validation" and not (
+            isinstance(consumer.node, cst.Call) and self.validates_much(consumer.node))
 
     def _handed_as_arguments(self, names: set[str]) -> list[tuple[CallSite, cst.Arg]]:
         """Each call of the module with one of `names`, as written, for an argument."""
@@ -1048,10 +1057,10 @@ class PipelineModel(KerasQueries):
 
     def material_speed(self, op: Op, prefixes: Iterable[DatasetPath] = ()) -> bool:
         """Does a speed finding on `op` matter: its own stage is `costly`, or it works on what a
-        costly stage of one of `prefixes` made (decoded images), and what it builds is not only
-        evaluated (`ONLY_EVALUATION`)?"""
+        costly stage of one of `prefixes` made (decoded images), and what it builds is trained on
+        (not `off_training`)?"""
         return (self.costly([op]) or any(self.costly(path.all_ops(), path) for path in prefixes)) \
-            and not self.only_used_for(op, ONLY_EVALUATION) and not self.cached_after(op)
+            and not self.off_training(op) and not self.cached_after(op)
 
     def cached_after(self, op: Op) -> bool:
         """Is what `op` makes cached on every path through it, with no `repeat` before the cache

@@ -266,7 +266,8 @@ LOOKS = frozenset({"peek", "inspect"})
 #: with something in order.)
 NOT_TRAINING = LOOKS | {"adapt", "validation", "evaluate", "predict", "eval-loop"}
 #: Uses that only score or apply a model: a faster input there saves seconds, not training hours.
-#: (Validation runs every epoch of a training run: it is not among them.)
+#: (Validation runs every epoch of a training run: it is not among them; `off_training` adds it
+#: where it loads under half as many batches as training.)
 ONLY_EVALUATION = LOOKS | {"evaluate", "predict", "eval-loop"}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pipelint.diagnostics import Applicability
 from pipelint.model import LOOKS
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import Invalid, Rule, RuleContext, speed
 from pipelint.rules.rewrite import add_keyword
 
 
@@ -182,4 +182,4 @@ the module's own alias for TensorFlow and is offered only when one is imported.
             )
             fix = add_keyword(call, "num_parallel_calls", autotune, Applicability.SAFE,
                               ctx.model.module) if autotune and call.args else None
-            ctx.report(site.op.name_node, message, fix)
+            ctx.report(site.op.name_node, message, fix, impact=speed(not ctx.model.off_training(site.op)))

@@ -7,7 +7,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Applicability
 from pipelint.model import (
-    BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, ONLY_EVALUATION, PASS_THROUGH_METHODS, DatasetPath, Op, Origin,
+    BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, PASS_THROUGH_METHODS, DatasetPath, Op, Origin,
 )
 from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext, prefetch_injected, speed
 from pipelint.rules.rewrite import append_call
@@ -97,8 +97,10 @@ def _split_end(model, path: DatasetPath, paths: tuple[DatasetPath, ...]) -> Op |
            for other in paths):
         return None
     # (another `take`/`skip` continues from the same point: a sibling split, not a branch of an
-    # `if` that joins again at this `take`)
+    # `if` that joins again at this `take`, nor one that leads into it: `if training: ds =
+    # ds.take(5)` before `ds = ds.take(5)`)
     return end if any(len(tail) == 1 and tail[0] is not end and tail[0].name in _SPLITS and not tail[0].implicit
+                      and not any(end in later for later in model.continuations(tail[0]))
                       for tail in model.continuations(before)) else None
 
 
@@ -577,7 +579,7 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
                     target = self._fix_target_origin(ctx, path) if last is None else None
                 fix = (append_call(target, f"prefetch({autotune})", Applicability.SAFE, model.module)
                        if target is not None and autotune else None)
-                material = consumer.kind not in ONLY_EVALUATION and ctx.model.costly(path.all_ops(), path)
+                material = not ctx.model.reads_off_training(consumer) and ctx.model.costly(path.all_ops(), path)
                 ctx.report(node, message, fix, impact=speed(material))
 
     @staticmethod

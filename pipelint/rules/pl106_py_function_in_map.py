@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from pipelint.model import LOOKS
-from pipelint.rules.base import Invalid, Rule, RuleContext
+from pipelint.rules.base import Invalid, Rule, RuleContext, speed
+
+_FUNCTION_OPS = ("map", "filter", "interleave", "flat_map")  # (those `calls_in_dataset_functions` reads)
 
 _SHORT_NAMES = {
     "tensorflow.py_function": "tf.py_function",
@@ -177,4 +179,7 @@ No automatic fix.
                 node,
                 f"`{name}` in the `{site.op.name}` function runs Python under the GIL, serially "
                 "whatever `num_parallel_calls` says; use TensorFlow ops instead",
+                # (one helper mapped for training and for validation: its cost is the training's)
+                impact=speed(not all(model.off_training(other.op) for other in model.ops(*_FUNCTION_OPS)
+                                     if other.op.facts is not None and other.op.facts.py_function is call)),
             )

@@ -424,8 +424,8 @@ No automatic fix.
             serial_work = (_decodes_files(ctx.model, site.call) or augments) and not (
                 target.keras_major == 2 and _fit_given_workers(ctx.model))
             # (batches only evaluated or predicted on, after training: loading them costs no training
-            # time; validation batches beside a training generator's: a small part of an epoch's)
-            minor = ctx.model.only_evaluated(flows) or ctx.model.only_validating_beside(flows, _FLOWS)
+            # time; validation batches: a small part of an epoch's)
+            minor = ctx.model.off_training_flows(flows)
             impact = None if not serial_work else Impact.MINOR_SPEED if minor else Impact.SPEED
             # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
             # 2.11-2.15 API docs); on an older target it is the current API, and says so.
