@@ -250,7 +250,13 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     statement_of: StatementIndex = {}
     try:
         model = PipelineModel.build(module, source, statement_of, project)
-        model.notebook = path.endswith(".ipynb")  # nothing imports a notebook's names
+        model.notebook = path.endswith(".ipynb")
+        # A script no import can name (`08. keras_predict_data.py`) that runs a model itself is a
+        # whole program: nothing reads its names from outside. (One that runs none may be a
+        # fragment of one, `data-loader.py` beside `model.py`, pasted together to run.)
+        stem, suffix = os.path.splitext(os.path.basename(path))
+        model.importable = not model.notebook and (
+            suffix != ".py" or stem.isidentifier() or not model.runs_a_model())
     except Exception as error:  # noqa: BLE001 - any bug becomes a PL000, never a traceback
         return [_engine_diagnostic(path, "PL000", f"pipeline model failed: {type(error).__name__}: {error}")]
     findings: list[tuple[Rule, Finding]] = []

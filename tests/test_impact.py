@@ -658,3 +658,21 @@ def test_data_read_only_to_calibrate_a_tflite_converter_is_not_trained_on(tmp_pa
     (tmp_path / "train.py").write_text(textwrap.dedent(calibration).replace(
         "converter.representative_dataset = representative_dataset", "model.fit(samples, epochs=3)"))
     assert {item["code"] for item in _json(root)} == {"PL101", "PL403"}
+
+
+def test_a_flow_pulled_by_next_where_nothing_trains_is_minor_speed(tmp_path):
+    """Pool 2040: test-time augmentation, `next(tta_datagen.flow(image))` nine times for one
+    `model.predict`; the module trains nothing. The same pulls beside a `fit` stay speed."""
+    tta = """
+        import numpy as np
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        tta_datagen = ImageDataGenerator(horizontal_flip=True, rotation_range=15)
+
+        def predict_with_tta(model, image, n=10):
+            batches = tta_datagen.flow(np.expand_dims(image, 0), batch_size=1)
+            return model.predict(np.concatenate([next(batches) for _ in range(n)]))
+    """
+    root = _project(tmp_path, KERAS3, tta)
+    assert [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [(3, "minor-speed")]
+    trained = _project(tmp_path / "trained", KERAS3, tta + "\n        model.fit(x, y, epochs=3)\n")
+    assert [(item["line"], item["impact"]) for item in _json(trained, "--show-minor-speed")] == [(3, "speed")]

@@ -229,4 +229,5 @@ def test_a_loop_over_a_list_of_datasets_iterates_the_list_not_the_datasets():
         "for x, y in zip(parts[0], parts[1]):\n"
         "    step(x, y)\n"
     )
-    assert [c.kind for c in model.consumers] == ["for"]  # only the zip of two of them
+    # only the zip of two of them loops over elements; `print(part)` reads each one's description
+    assert [c.kind for c in model.consumers] == ["inspect", "inspect", "for"]

@@ -475,8 +475,9 @@ def test_datasets_handed_on_through_two_functions_of_the_calling_module(tmp_path
             """,
     })
     found = _found(check_paths([tmp_path], select=["ALL"]))
-    # Serial maps over the batches `main` fits on (and, prefetched there, no PL103 here).
-    assert _codes_in(found, "preprocessing.py") == {(9, "PL101"), (10, "PL101")}
+    # A serial map over the batches `main` fits on (and, prefetched there, no PL103 here); the
+    # test split's map, only validated on, is minor speed, not shown by default.
+    assert _codes_in(found, "preprocessing.py") == {(9, "PL101")}
     index = ProjectIndex.build(sorted(tmp_path.rglob("*.py")))
     assert index.callers == {"train_utils.preprocessing": {"train"}}
 

@@ -1139,3 +1139,53 @@ def test_a_generator_that_neither_scales_nor_augments_is_told_of_the_loader_alon
     """})
     (finding,) = check_paths([root], select=["PL403"])
     assert finding.message.endswith("loads in Python one batch at a time; use `keras.utils.image_dataset_from_directory`")
+
+
+def test_a_module_no_import_can_name_drops_what_it_never_reads(tmp_path):
+    """Pool 2040: `lab_ai/08. keras_predict_data.py`, a script that predicts, maps two datasets
+    it never reads again; no import statement can name that file, so nothing else reads them
+    either. The same code in `predict.py`, which another module may import, stays reported, and
+    so does a file that runs no model (`data-loader.py`: a fragment pasted beside others)."""
+    code = """
+        import tensorflow as tf
+        train = tf.keras.utils.image_dataset_from_directory("data/", batch_size=16)
+        resized = train.map(lambda x, y: (crop(x), y))
+        print(model.predict(images))
+    """
+    fragment = code.replace("        print(model.predict(images))\n", "")
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.4.1\n", "08. predict.py": code,
+                               "predict.py": code, "data-loader.py": fragment, "train.py": "import tensorflow as tf\n"})
+    found = sorted((d.path.rsplit("/", 1)[-1], d.line) for d in check_paths([root], select=["PL101"]))
+    assert found == [("data-loader.py", 3), ("predict.py", 3)]
+
+
+def test_a_dataset_only_printed_is_looked_at(tmp_path):
+    """Pool 2040: `print(rc_train_dataset)` prints the dataset's description, no element."""
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.4.1\n", "explore.py": """
+        import tensorflow as tf
+        train = tf.keras.utils.image_dataset_from_directory("data/", batch_size=16)
+        resized = train.map(lambda x, y: (crop(x), y))
+        print(resized)
+        print(len(train.map(lambda x, y: (crop(x), y))))
+    """})
+    assert check_paths([root], select=["PL101"]) == []
+
+
+def test_a_private_function_nobody_calls_never_runs(tmp_path):
+    """Pool 2040: `def __training():` (a private name, not a dunder Python calls itself) is never
+    called; the script's `__main__` runs `__testing()`."""
+    root = _project(tmp_path, {"requirements.txt": "keras~=2.3.1\n", "actors.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+
+        def __training():
+            train = ImageDataGenerator(rotation_range=20).flow_from_directory("data/train")
+            model.fit_generator(train, epochs=10)
+
+        def __testing():
+            test = ImageDataGenerator(rescale=1 / 255).flow_from_directory("data/test")
+            model.fit_generator(test, epochs=1)
+
+        if __name__ == '__main__':
+            __testing()
+    """})
+    assert [d.line for d in check_paths([root], select=["PL403"])] == [8]

@@ -219,10 +219,11 @@ PY_FUNCTION_NAMES = frozenset(
 
 def is_random_name(name: str) -> bool:
     """Does a call to this canonical name draw fresh randomness on every call?"""
-    if name.startswith(("tensorflow.random.stateless", "tensorflow.image.stateless_random")):
+    if name.startswith(("tensorflow.random.stateless", "tensorflow.image.stateless_random",
+                        "tensorflow.random.experimental.stateless")):  # (`stateless_split`, `stateless_fold_in`)
         return False
     if name.startswith(("tensorflow.random.", "tensorflow.image.random_", "numpy.random.",
-                        "random.", "keras.random.")):
+                        "random.", "keras.random.", "tensorflow_addons.image.random_")):
         return True
     if name.startswith("keras.layers."):
         last = name.rsplit(".", 1)[-1]
@@ -257,7 +258,9 @@ STATELESS_KERAS_LAYERS = frozenset(
 _APPLICATIONS = "keras.applications."
 # TensorFlow I/O's image decoders: their kernels are registered without `SetIsStateful`
 # (tensorflow_io/core/ops/image_ops.cc, `IO>DecodeTiff`...), so tf.data parallelizes a map of them.
-_STATELESS_THIRD_PARTY = ("tensorflow_io.experimental.image.decode_",)
+# TensorFlow Addons' image functions (`tfa.image.rotate`, `transform`, filters) are built of core
+# ops (`ImageProjectiveTransformV3`, convolutions); its `random_*` ones are random (above).
+_STATELESS_THIRD_PARTY = ("tensorflow_io.experimental.image.decode_", "tensorflow_addons.image.")
 # Python's builtins run while tracing: they put no op into the graph (`len`, `print`, `open`) or,
 # given tensors, only the stateless math ops their operators dispatch to (`pow`, `abs`, `divmod`).
 TRACE_TIME_BUILTINS = frozenset(name for name in dir(builtins) if not name.startswith("_"))

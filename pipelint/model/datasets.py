@@ -68,7 +68,7 @@ _TRAINING = re.compile(r"(^|_)(train|fit|backward|minimize|gradient|gradients|ap
 # A call that may train: any name with these words in it (the test errs towards "this module
 # trains"), but for the names that only load or split the training data (`train_test_split`,
 # `load_train_data`, `prepare_for_training`).
-_TRAINS_SOMEWHERE = re.compile(
+TRAINS_SOMEWHERE = re.compile(
     r"GradientTape|\b(?!train_test_split\b|(?:load|get|read|prepare|preprocess|split)_\w*\s*\(|\w*_for_training\s*\()"
     r"\w*(train|fit|backward|minimize|gradient|optimizer|step|compile)\w*\s*\(",
     re.IGNORECASE)
@@ -306,7 +306,7 @@ class Datasets(InterpreterState):
         known = self._trains.get(key)
         if known is None:
             text = self.model.source if home is None else getattr(home, "text", None)
-            known = self._trains[key] = text is None or _TRAINS_SOMEWHERE.search(text) is not None
+            known = self._trains[key] = text is None or TRAINS_SOMEWHERE.search(text) is not None
         return known
 
     def _consume_iteration(self, stmt: cst.For, iter_expr: cst.BaseExpression, value: object) -> None:

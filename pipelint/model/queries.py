@@ -25,6 +25,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, DECODING_SOURCES, canonical
+from pipelint.model.datasets import TRAINS_SOMEWHERE
 from pipelint.model.functions import switched_off_by_arguments, calls_in
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
@@ -142,6 +143,8 @@ _DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "fi
                                     "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
 # The function a TFLite converter calibrates with (`converter.representative_dataset = gen`).
 _REPRESENTATIVE = re.compile(r"\brepresentative_dataset\s*=\s*(?:lambda\s*:\s*)?([A-Za-z_]\w*)")
+# A call that scores or applies a model (`model.predict(x)`).
+_RUNS_A_MODEL = re.compile(r"\.(?:predict|evaluate)\w*\s*\(")
 # Keras calls that read a generator's batches without training on them.
 _EVALUATING_METHODS = frozenset({"evaluate", "evaluate_generator", "predict", "predict_generator",
                                  "predict_on_batch", "test_on_batch"})
@@ -265,6 +268,9 @@ class PipelineModel(KerasQueries):
         self.discarded: set[Op] = set()
         #: A notebook: nothing imports its names (set by the engine).
         self.notebook = False
+        #: May another module read this module's names? Not a notebook's, nor a whole script's
+        #: whose file name no import can name (set by the engine).
+        self.importable = True
         #: The TensorFlow and Keras the module is written for (set by the engine; pipelint/target.py).
         self.target = Target()
         self._calibration: frozenset[str] | None = None
@@ -549,8 +555,9 @@ class PipelineModel(KerasQueries):
                 ] if isinstance(stmt, cst.ClassDef) else []
                 for function in defs:
                     # (`__init__`, `__call__`, `__iter__`...: run by Python itself; only the calls
-                    # of functions that never run are kept)
-                    if function.name.value.startswith("__") or not self.never_called(function.name.value):
+                    # of functions that never run are kept. `__training`, a private name, is not one.)
+                    name = function.name.value
+                    if name.startswith("__") and name.endswith("__") or not self.never_called(name):
                         continue
                     for call in calls_in(function):
                         self._enclosing[call] = function.name.value
@@ -656,6 +663,14 @@ class PipelineModel(KerasQueries):
             if validated is not None and (steps is None or 2 * validated >= steps):
                 return True
         return False
+
+    def trains_somewhere(self) -> bool:
+        """Does this module call anything that may train (`fit`, `train_step`, `minimize`...)?"""
+        return TRAINS_SOMEWHERE.search(self.source) is not None
+
+    def runs_a_model(self) -> bool:
+        """Does this module train, evaluate or predict with a model itself?"""
+        return self.trains_somewhere() or _RUNS_A_MODEL.search(self.source) is not None
 
     def off_training(self, op: Op) -> bool:
         """Is what `op` builds only evaluated, predicted on, looked at, or validated on by training
@@ -912,7 +927,7 @@ class PipelineModel(KerasQueries):
         name, module_level = binding
         if name not in self._names_never_used():
             return False
-        if module_level and not self.notebook and self._read_elsewhere(name):
+        if module_level and self.importable and self._read_elsewhere(name):
             return False
         return all(self.dropped(later) for later in following)
 

@@ -52,7 +52,8 @@ Impact: speed where the map's own work costs real time per element (decoding or 
 images, reading files, a Keras random layer, a function not in sight) or where it works on what such
 a stage made (decoded images); minor speed (shown with `--show-minor-speed`) where every call is in
 sight and cheap on data already in memory or parsed from records, where the data is only
-evaluated or predicted on, or where the map's output is cached on every path (`map(decode).cache()`,
+evaluated or predicted on or only validated on (`validation_data`, unless `validation_steps` is at
+least half of `steps_per_epoch`: loading it is a small part of each epoch's), or where the map's output is cached on every path (`map(decode).cache()`,
 no `repeat` before the cache): it runs in the first epoch only (not a random map: PL202 moves it after
 the cache, where it runs every epoch).
 

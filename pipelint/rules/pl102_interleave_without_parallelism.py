@@ -27,6 +27,9 @@ parallelizes `interleave` for you (only `map` gets `map_parallelization`). Passi
 autotuner pick the degree; the output order stays the same unless you also pass
 `deterministic=False`.
 
+Impact: speed; minor speed (shown with `--show-minor-speed`) where the data is only evaluated,
+predicted on or validated on (unless `validation_steps` is at least half of `steps_per_epoch`).
+
 ## Example
 ```python
 files = tf.data.Dataset.list_files("data/*.tfrecord")

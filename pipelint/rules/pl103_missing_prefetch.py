@@ -9,6 +9,7 @@ from pipelint.diagnostics import Applicability
 from pipelint.model import (
     BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, PASS_THROUGH_METHODS, DatasetPath, Op, Origin,
 )
+from pipelint.model.syntax import ancestors
 from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext, prefetch_injected, speed
 from pipelint.rules.rewrite import append_call
 
@@ -70,15 +71,28 @@ def _misplaced_prefetch(path: DatasetPath) -> bool:
     return any(op.name == "prefetch" and not op.implicit for op in _stages(path.all_ops()))
 
 
-def _anchor_op(stages: tuple[Op, ...]) -> Op:
+def _anchor_op(model, stages: tuple[Op, ...]) -> Op:
     """Where the finding goes: the pipeline's last `batch` (its output is what the model waits for)
-    unless a combiner or an `unbatch` comes after it, else the last stage."""
-    for op in reversed(stages):
+    unless a combiner or an `unbatch` comes after it, else the last stage. Stages written after
+    that `batch` in another function of the same module (a method that maps what its sibling
+    returned batched, whose own pipeline may be fine) move it to the last stage; those in another
+    module leave it at the helper's `batch`, once for all its callers."""
+    for index in range(len(stages) - 1, -1, -1):
+        op = stages[index]
         if op.name in COMBINER_OPS or op.name == "unbatch":
             break
         if op.name in BATCH_METHODS and not op.implicit:
+            later = [o for o in stages[index + 1:] if o.where is op.where]
+            if op.where is None and any(_function_of(model, o) is not _function_of(model, op) for o in later):
+                return stages[-1]
             return op
     return stages[-1]
+
+
+def _function_of(model, op: Op) -> cst.CSTNode:
+    """The function (or the module) whose code holds `op`'s call, written in this module."""
+    around = ancestors(model.module, op.call) or ()
+    return next((node for node in reversed(around) if isinstance(node, cst.FunctionDef)), model.module)
 
 
 _SPLITS = frozenset({"take", "skip", "shard"})
@@ -104,10 +118,10 @@ def _split_end(model, path: DatasetPath, paths: tuple[DatasetPath, ...]) -> Op |
                       for tail in model.continuations(before)) else None
 
 
-def _helper_batch(path: DatasetPath) -> bool:
+def _helper_batch(model, path: DatasetPath) -> bool:
     """Is the path's anchor a `batch` written in another project module?"""
     ops = _stages(path.all_ops())
-    anchor = _anchor_op(ops) if ops else None
+    anchor = _anchor_op(model, ops) if ops else None
     return anchor is not None and anchor.where is not None and anchor.name in BATCH_METHODS and not anchor.implicit
 
 
@@ -165,7 +179,8 @@ Impact: speed where a stage of the pipeline costs real time per element (decodin
 images, reading files, Python, a function not in sight) or its source decodes files itself
 (`image_dataset_from_directory`, `tfds.load`), and the data is trained on; minor speed (shown with
 `--show-minor-speed`) where every stage is in sight and cheap (arrays in memory, records only
-parsed), or the data is only evaluated: there is little input time to overlap.
+parsed), or the data is only evaluated, or only validated on (unless `validation_steps` is at least
+half of `steps_per_epoch`): there is little input time to overlap.
 
 ## Example
 ```python
@@ -557,11 +572,11 @@ a prefetch in its middle). A chain over several lines keeps its layout and comme
             # One dataset, one finding: where a path's last `batch` is in the helper module that
             # built it (`get_ds(batch_size=16)`), the finding is that module's, and the path of
             # the helper's other branch (`if batch_size:`) is not reported here as well.
-            helper_batched = [path for path in paths if _helper_batch(path)]
+            helper_batched = [path for path in paths if _helper_batch(model, path)]
             for path in helper_batched or paths:
                 ops = _stages(path.all_ops())
                 last = ops[-1] if ops else None
-                anchor = _anchor_op(ops) if ops else None
+                anchor = _anchor_op(model, ops) if ops else None
                 split = _split_end(model, path, paths)
                 if split is not None and (anchor is None or anchor.name not in BATCH_METHODS):
                     # Unbatched splits of one pipeline (`take`/`skip`): each is a dataset of its own

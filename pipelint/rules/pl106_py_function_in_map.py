@@ -32,6 +32,11 @@ function stateful, so tf.data's `map_parallelization` leaves the map serial. Suc
 usually the slowest stage of the pipeline. The datasets cannot be serialized either (no
 tf.data service, no saving), and a process can hang at exit after a partially consumed iterator.
 
+Impact: speed; minor speed (shown with `--show-minor-speed`) where every pipeline that maps the
+function is only evaluated, predicted on or validated on (`validation_data`, unless
+`validation_steps` is at least half of `steps_per_epoch`): loading that data is a small part of a
+training run.
+
 ## Example
 ```python
 def load(path):

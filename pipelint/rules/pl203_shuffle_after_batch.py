@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import libcst as cst
+
 from pipelint.diagnostics import Applicability
 from pipelint.model import BATCH_METHODS, DatasetPath, Op
+from pipelint.model.syntax import literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -34,6 +37,19 @@ def _cached_after(path: DatasetPath, batch: Op) -> bool:
     return batch in ops and any(op.name == "cache" for op in ops[ops.index(batch) + 1:])
 
 
+
+def _batches_of_one(batch: Op, prefixes: list[DatasetPath]) -> bool:
+    """Is `batch` written `batch(1)`, or, for a Keras helper's own batching, its call given
+    `batch_size=1`?"""
+    if not batch.implicit:
+        arg = batch.arg("batch_size", 0)
+        return arg is not None and literal_int(arg.value) == 1
+    calls = [p.origin.node for p in prefixes if batch in p.origin.implicit_ops]
+    return bool(calls) and all(isinstance(call, cst.Call) and literal_int(next(
+        (a.value for a in call.args if a.keyword is not None and a.keyword.value == "batch_size"), None)) == 1
+        for call in calls)
+
+
 class ShuffleAfterBatch(Rule):
     code = "PL203"
     summary = "`shuffle()` after `batch()` reorders whole batches, never the examples in them."
@@ -44,7 +60,8 @@ Flags a `shuffle()` applied to batched elements: after a `batch`/`padded_batch` 
 in between, including the batch that Keras `*_dataset_from_directory` helpers apply themselves.
 A batch of examples that were already shuffled before batching (with no `cache()` freezing that
 order) is left alone: shuffling such batches again is a deliberate, cheap extra mix (as with
-length-bucketed batches).
+length-bucketed batches). So are batches of one example (`batch(1)`, a helper's `batch_size=1`):
+reordering them reorders the examples.
 
 A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
 look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
@@ -120,6 +137,12 @@ buffer then counts examples instead of batches, and batch composition changes ev
         test = tf.data.TFRecordDataset(['test']).batch(64).shuffle(8)
         model.evaluate(test)
         """,
+        # batches of one example: reordering them reorders the examples
+        """
+        import tensorflow as tf
+        ds = tf.keras.utils.image_dataset_from_directory('photos', batch_size=1)
+        model.fit(ds.shuffle(1000), epochs=5)
+        """,
     )
     INVALID = (
         Invalid(
@@ -178,6 +201,8 @@ buffer then counts examples instead of batches, and batch composition changes ev
             if not batches:
                 continue
             batch = batches[0]
+            if _batches_of_one(batch, site.prefixes):
+                continue  # (`batch_size=1`: reordering the batches reorders the examples)
             if not batch.implicit and any(
                     later.name in BATCH_METHODS for tail in model.continuations(shuffle) for later in tail):
                 continue  # batched again after the shuffle: the first batch built the examples (sequences)

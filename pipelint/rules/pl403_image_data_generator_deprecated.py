@@ -128,14 +128,17 @@ def _pulled_by_own_loop(model, flows: list[cst.Call]) -> bool:
     """Are the batches pulled by the module's own loop (`x, y = next(train_gen)` into a session's
     `feed_dict`), no Keras training or evaluation call in it: every flow bound to a name that
     `next(...)` reads? Then `fit`'s workers are no advice."""
-    if not flows or any(isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _LOADING_METHODS
-                        for site in model.calls):
-        return False
+    return not any(isinstance(site.call.func, cst.Attribute) and site.call.func.attr.value in _LOADING_METHODS
+                   for site in model.calls) and _pulled_by_next(model, flows)
+
+
+def _pulled_by_next(model, flows: list[cst.Call]) -> bool:
+    """Is every flow bound to a name that `next(...)` reads?"""
     pulled = {arg.value.value for site in model.calls
               if isinstance(site.call.func, cst.Name) and site.call.func.value == "next"
               for arg in site.call.args[:1] if isinstance(arg.value, cst.Name)}
     bound = [_bound_to(model, flow) for flow in flows]
-    return all(name is not None and name.value in pulled for name in bound)
+    return bool(flows) and all(name is not None and name.value in pulled for name in bound)
 
 
 # An `ImageDataGenerator`'s methods that transform one image the caller holds: no batches loaded.
@@ -292,9 +295,10 @@ already in memory costs little, and so does a Keras 2 `fit(workers=N)` that deco
 batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
 are only evaluated or predicted on (`evaluate`, `predict`, here or through a function that does only that
 with them) is minor speed (shown with `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
-whose batches are only the `validation_data` of a `fit` that trains on another generator's flow, unless
+whose batches are only the `validation_data` of a `fit` (or are that and evaluated), unless
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
-the training generator's finding says what to change for both. A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
+the training generator's finding says what to change for both; and one pulled by `next()` in a module that
+predicts and trains nothing (test-time augmentation). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
 not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
@@ -425,7 +429,9 @@ No automatic fix.
                 target.keras_major == 2 and _fit_given_workers(ctx.model))
             # (batches only evaluated or predicted on, after training: loading them costs no training
             # time; validation batches: a small part of an epoch's)
-            minor = ctx.model.off_training_flows(flows)
+            # (or pulled by `next()` in a module that predicts and trains nothing: test-time augmentation)
+            minor = ctx.model.off_training_flows(flows) or (
+                _pulled_by_next(ctx.model, flows) and ctx.model.runs_a_model() and not ctx.model.trains_somewhere())
             impact = None if not serial_work else Impact.MINOR_SPEED if minor else Impact.SPEED
             # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
             # 2.11-2.15 API docs); on an older target it is the current API, and says so.
