@@ -228,6 +228,8 @@ _DOCKER_LATEST = _Lazy(r"(?im)^\s*FROM\s+(?:docker\.io/)?tensorflow/tensorflow(?
 _PIP_INSTALL = _Lazy(r"pip3?\s+install\b[^\n]*?\b" + _NAME + r"(?:\[[^\]\s]*\])?((?:\s*(?:==|>=|~=|<=|<|>)\s*[\d.*]+,?)*)", re.I)
 # A README's prose: "TensorFlow 2.4.1", "tensorflow-gpu==1.15", "Tensorflow version 1.14", "Keras: 2.9.0".
 _README_VERSION = _Lazy(r"\b" + _NAME + r"\s*(?:version\s*|v)?(==|>=|=|:|\s)\s*v?(\d+\.\d+(?:\.\d+)?)\b", re.I)
+# A README's shields.io badge: `![TensorFlow](https://img.shields.io/badge/TensorFlow-2.5-orange)`.
+_README_BADGE = _Lazy(r"badge/" + _NAME + r"-v?(\d+\.\d+(?:\.\d+)?)-", re.I)
 
 # A wheel named by URL or path (`https://.../tensorflow-1.0.0-cp27-none-linux_x86_64.whl`).
 _WHEEL = _Lazy(r"(?i)\b(tensorflow(?:[-_](?:gpu|cpu))?)-(\d+\.\d+(?:\.\d+)?)(?:rc\d+)?-cp\d+[^\s/]*\.whl\b")
@@ -302,6 +304,7 @@ def _declared_by(directory: str, name: str) -> _Declared | None:
             return found
         prose = [(m.group(1), ("==" if m.group(2) in ("=", "==", ":") or m.group(2).isspace() else m.group(2)) + m.group(3))
                  for m in _README_VERSION.finditer(text)]
+        prose += [(m.group(1), "==" + m.group(2)) for m in _README_BADGE.finditer(text)]
         return _from_matches(prose, name)
     return None
 

@@ -53,6 +53,9 @@ def _target(tmp_path: Path, declaring: dict[str, str], module: str = "train.py",
     ({"README.md": "# x\n\n## Install\n\n    pip install tensorflow==2.3.0 opencv-python\n"}, (2, 3), 2, "README.md"),
     ({"README.md": "# x\n\nTested with Tensorflow 1.14 and Python 3.6.\n"}, (1, 14), 2, "README.md"),
     ({"README.md": "# x\n\n## Environment\nTensorflow: 2.9.1  \nKeras: 2.9.0  \n"}, (2, 9), 2, "README.md"),
+    # (pool 2041: shields.io badges)
+    ({"README.md": "![TensorFlow](https://img.shields.io/badge/TensorFlow-2.5-orange?style=for-the-badge)\n"},
+     (2, 5), 2, "README.md"),
 ])
 def test_inferred_from_each_kind_of_declaration(tmp_path, declaring, tensorflow, keras, source):
     target = _target(tmp_path, declaring)

@@ -1189,3 +1189,21 @@ def test_a_private_function_nobody_calls_never_runs(tmp_path):
             __testing()
     """})
     assert [d.line for d in check_paths([root], select=["PL403"])] == [8]
+
+
+def test_flows_listed_in_a_list_nothing_reads_are_never_loaded(tmp_path):
+    """Pool 2041: eight generators' flows put in `all_train_data = [train1, ...]`, whose only loop
+    is commented out; and a flow read only for `_filepaths` and `classes` to split the file list."""
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.15\n", "train.py": """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        train1 = ImageDataGenerator(shear_range=0.2).flow_from_directory("data/train")
+        train2 = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
+        all_train_data = [train1, train2]
+        #for data in all_train_data:
+        #    model.fit(data, epochs=3)
+        files = ImageDataGenerator(rescale=1 / 255).flow_from_directory("data/all")
+        x_train, x_test, y_train, y_test = train_test_split(files._filepaths, files.classes)
+        used = ImageDataGenerator(rotation_range=10).flow_from_directory("data/train")
+        model.fit(used, epochs=3)
+    """})
+    assert [d.line for d in check_paths([root], select=["PL403"])] == [9]

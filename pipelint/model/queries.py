@@ -138,8 +138,9 @@ Mention = tuple[str, list[str], "str | None", int]
 
 
 # What a Keras iterator says of its data without loading a batch (`flow.class_indices`).
-_DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "filepaths", "samples", "n",
-                                    "num_classes", "image_shape", "batch_size", "labels",
+_DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "filepaths", "_filepaths", "samples", "n",
+                                    "num_classes", "image_shape", "batch_size", "labels", "directory",
+                                    "class_mode", "target_size", "color_mode",
                                     "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
 # The function a TFLite converter calibrates with (`converter.representative_dataset = gen`).
 _REPRESENTATIVE = re.compile(r"\brepresentative_dataset\s*=\s*(?:lambda\s*:\s*)?([A-Za-z_]\w*)")
@@ -287,6 +288,7 @@ class PipelineModel(KerasQueries):
         self._name_counts: dict[str, int] | None = None
         self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
         self._once: Counter[str] | None = None
+        self._listed: Counter[str] | None = None
         self._feeds: dict[str, list[str]] | None = None
         self._assigns: list[cst.Assign] | None = None
         #: id(value) -> (the plain name a one-target assignment binds it to, at module level?)
@@ -727,12 +729,16 @@ class PipelineModel(KerasQueries):
             return False
         mentions = self._mentions().get(name, [])
         once = self._iterated_once().get(name, 0)  # `for batch, _ in flow: ...; break`
+        listed = self._listed_unread().get(name, 0)  # `all_train = [train1, train2]`, never read
         # `pairs = my_generator(images, masks)`, a generator function that yields from what it is
         # given: the flows feed whatever reads `pairs` (`next(pairs)` once: a look)
         fed = list(self._fed_to_generators().get(name, ())) if indirection < 2 else []
         for previous, following, _, depth in mentions:
             if previous == "in" and following[:1] == [":"] and once:
                 once -= 1
+                continue
+            if previous in ("[", ",", "(") and listed:
+                listed -= 1
                 continue
             if previous in ("(", ",", "call") and fed:
                 if self._looked_at_name(fed.pop(0), indirection + 1):
@@ -774,6 +780,19 @@ class PipelineModel(KerasQueries):
                     if isinstance(arg.value, cst.Name):
                         self._feeds.setdefault(arg.value.value, []).append(assign.targets[0].target.value)
         return self._feeds
+
+    def _listed_unread(self) -> Counter[str]:
+        """How often each name is an element of a list or tuple written to a name that nothing
+        reads (`all_train_data = [train1, train2]`, its loop commented out): no use of it."""
+        if self._listed is None:
+            mentions = self._mentions()
+            self._listed = Counter(
+                element.value.value for assign in self._module_assigns()
+                if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)
+                and isinstance(assign.value, (cst.List, cst.Tuple))
+                and not mentions.get(assign.targets[0].target.value)
+                for element in assign.value.elements if isinstance(element.value, cst.Name))
+        return self._listed
 
     def _iterated_once(self) -> Counter[str]:
         """How many loops over each name end in a `break` nothing skips (one batch: a look)."""
