@@ -177,6 +177,18 @@ def report_counts(request):
            "model.compile(optimizer='adam', loss='mse')\nmodel.fit(ds, epochs=2, steps_per_epoch=10)\n",
     paths=[['map(parse)', 'map(parse)', 'take(5)', 'take(5)'], ['map(parse)', 'map(parse)', 'take(5)']],
     layout="branch"))
+# (a helper function of the module that maps after the module's own `batch`: PL103 stays on that
+# `batch`, which no function returns)
+@example(Program(
+    source="import sys\n\nimport tensorflow as tf\nfrom tensorflow import keras\n\ntraining = len(sys.argv) > 1\n"
+           "files = ['a.tfrecord', 'b.tfrecord']\npath = 'lines.txt'\nx = list(range(100))\n\n\n"
+           "def parse(record):\n    return decode(record)  # defined elsewhere: not known to be stateless\n\n\n"
+           "def finish(ds):\n    return ds.map(parse)\n\n\n"
+           "ds = tf.data.Dataset.range(10).map(parse).map(parse).map(parse).batch(8)\nds = finish(ds)\n"
+           "model = keras.Sequential([keras.layers.Dense(1)])\nmodel.compile(optimizer='adam', loss='mse')\n"
+           "model.fit(ds, epochs=2, steps_per_epoch=10)\n",
+    paths=[['map(parse)', 'map(parse)', 'map(parse)', 'batch(8)', 'map(parse)']],
+    layout="helper"))
 def test_generated_pipelines_match_oracle_and_fix_cleanly(program):
     parsed = interpret(program.source)
     # The generator's intended paths are what its reader sees (the reader is then trusted on

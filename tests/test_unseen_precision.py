@@ -1207,3 +1207,31 @@ def test_flows_listed_in_a_list_nothing_reads_are_never_loaded(tmp_path):
         model.fit(used, epochs=3)
     """})
     assert [d.line for d in check_paths([root], select=["PL403"])] == [9]
+
+
+def test_missing_prefetch_sits_on_the_sibling_method_that_ends_the_pipeline(tmp_path):
+    """Pool 2040: `get_seven` returns its pipeline batched (fine on its own: it ends in a stateless
+    map that TF 2.9 runs in parallel), and `get_three` maps it with a `numpy_function`: the
+    pipeline that lacks the prefetch ends in `get_three`, where the finding goes."""
+    root = _project(tmp_path, {"requirements.txt": "tensorflow==2.9.1\n", "reader.py": """
+        import tensorflow as tf
+
+        class Reader:
+            def get_seven(self, files, batch_size=64):
+                dataset = tf.data.TFRecordDataset(files).map(parse_record, num_parallel_calls=tf.data.AUTOTUNE)
+                dataset = dataset.batch(batch_size)
+                return dataset.map(self.set_shapes)
+
+            @staticmethod
+            def set_shapes(x, y):
+                x.set_shape([None, 48000])
+                return x, y
+
+            def get_three(self, files):
+                dataset = self.get_seven(files)
+                return dataset.map(lambda x, y: tf.numpy_function(remap, [x, y], (tf.float32, tf.float32)))
+    """, "train.py": """
+        from reader import Reader
+        model.fit(Reader().get_three(files), epochs=3)
+    """})
+    assert _found(root, "PL103") == [("reader.py", 16, "PL103")]

@@ -73,17 +73,18 @@ def _misplaced_prefetch(path: DatasetPath) -> bool:
 
 def _anchor_op(model, stages: tuple[Op, ...]) -> Op:
     """Where the finding goes: the pipeline's last `batch` (its output is what the model waits for)
-    unless a combiner or an `unbatch` comes after it, else the last stage. Stages written after
-    that `batch` in another function of the same module (a method that maps what its sibling
-    returned batched, whose own pipeline may be fine) move it to the last stage; those in another
-    module leave it at the helper's `batch`, once for all its callers."""
+    unless a combiner or an `unbatch` comes after it, else the last stage. A `batch` that a
+    function of this module returns, followed by stages written in another function of it (a
+    method that maps what its sibling returned batched; the sibling's own pipeline may be fine),
+    gives way to the last stage; one in another module stays the anchor, once for all its callers."""
     for index in range(len(stages) - 1, -1, -1):
         op = stages[index]
         if op.name in COMBINER_OPS or op.name == "unbatch":
             break
         if op.name in BATCH_METHODS and not op.implicit:
-            later = [o for o in stages[index + 1:] if o.where is op.where]
-            if op.where is None and any(_function_of(model, o) is not _function_of(model, op) for o in later):
+            home = _function_of(model, op) if op.where is None else None
+            if home is not None and home is not model.module and any(
+                    later.where is None and _function_of(model, later) is not home for later in stages[index + 1:]):
                 return stages[-1]
             return op
     return stages[-1]
