@@ -8,6 +8,7 @@ import json
 import os
 import queue
 import signal
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -181,5 +182,9 @@ def test_the_keras_callback_keeps_its_own_account(tmp_path, capsys):
     lines = [l for l in capsys.readouterr().err.splitlines() if l.startswith("pipelint: step ")]
     intervals = cb.result["account"]["intervals"]
     assert len(intervals) >= 2 and len(lines) == len(intervals)
-    assert all(e["input_share"] > 0.3 for e in intervals)
+    # (input-bound throughout: 16 ms of Python per batch against a one-unit model; the median, since
+    # an interval that holds the step function's tracing, or the job's last few steps on a loaded
+    # machine, can read otherwise)
+    shares = [e["input_share"] for e in intervals]
+    assert statistics.median(shares) > 0.3 and all(0.0 <= share <= 1.0 for share in shares), shares
     assert json.loads(report.read_text())["account"]["final"] is True  # the end's report replaced the last interval's
