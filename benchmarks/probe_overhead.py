@@ -20,9 +20,12 @@ noise floor of this machine at this moment (a real overhead can be told only whe
 than that floor). `--freeze` calls `gc.freeze()` after each case's warm-up, for both sides alike:
 the objects alive then (TensorFlow's, Keras', the model's) leave the collector's generations, so a
 collection that happens to fall into one run no longer walks that whole heap (noise, not the
-probe's cost). The load average is printed at the start and at the end.
+probe's cost). The load average is printed at the start and at the end. `--fit-micro` prints
+only the probe's cost per Keras `fit` step on the training thread: its callback alone (warm cache,
+no model read), then the CPU spent inside its `on_train_batch_begin` during real `fit` runs
+(`--steps`/2 steps, `--rounds` runs per side; the running account's intervals under `--every`).
 Usage: python benchmarks/probe_overhead.py [--rounds 30] [--steps 400] [--cases loop,pyfunc,fit]
-       [--aa] [--freeze] [--micro] [--every S] [--warmup-steps N]
+       [--aa] [--freeze] [--micro] [--fit-micro] [--every S] [--warmup-steps N]
 """
 from __future__ import annotations
 
@@ -167,6 +170,93 @@ def per_step_cost() -> tuple[float, float, float]:
         uninstall(session)
 
 
+def fit_step_cost(steps: int = 50000, repeats: int = 7) -> float:
+    """µs of training-thread CPU per `fit` step of the probe's bookkeeping, Keras and tf.data left
+    out: its callback's `on_train_batch_begin` called `steps` times as fit calls it, with the
+    flushes every 50 steps (the step times split, the timeline fed) but no iterator to read (a
+    model read is timed apart: `per_step_cost`; fit takes one per 50 steps). The least disturbed
+    of `repeats` runs, on a warm cache: in a real `fit` the training step runs in between and each
+    call costs more (`fit_step_cost_in_fit`)."""
+    from pipelint.profiler.run.callback import PipelineProfiler
+
+    best = math.inf
+    for _ in range(repeats):
+        session = Session(sample_every=50, live_warnings=False)
+        cb = PipelineProfiler(session=session)
+        cb.on_train_begin()
+        cb.on_epoch_begin(0)
+        batch_begin = cb.on_train_batch_begin
+        gc.collect()
+        c0 = time.thread_time()
+        for i in range(steps):
+            batch_begin(i)
+        spent = time.thread_time() - c0
+        cb.on_epoch_end(0)
+        cb.on_train_end()
+        best = min(best, spent / steps * 1e6)
+    return best
+
+
+def fit_step_cost_in_fit(model, steps: int, runs: int) -> dict[str, float]:
+    """In real `fit` runs of `steps` steps (the running account on under `--every`): µs per step of
+    training-thread CPU spent inside the probe's `on_train_batch_begin` (everything it does: the
+    step recorded, flushes, model reads, the account's intervals; each call clocked with
+    `thread_time`, less the same clocking around an empty callback's), and of it in the account's
+    intervals; and the whole `fit`'s thread CPU per step without and with the probe (noisy: the
+    median of `runs` ABBA pairs)."""
+    import keras
+
+    from pipelint.profiler.run.callback import PipelineProfiler
+
+    spent = {"probe": 0.0, "empty": 0.0, "account": 0.0}
+    calls = dict.fromkeys(spent, 0)
+    clock = time.thread_time
+
+    def clocked(fn, key):
+        def wrapper(*args, **kwargs):
+            c0 = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] += clock() - c0
+                calls[key] += 1
+        return wrapper
+
+    class Empty(keras.callbacks.Callback):
+        async_safe = True
+
+        def on_train_batch_begin(self, batch, logs=None):
+            pass
+
+    Empty.on_train_batch_begin = clocked(Empty.on_train_batch_begin, "empty")
+    orig_begin = PipelineProfiler.__dict__["on_train_batch_begin"]
+    PipelineProfiler.on_train_batch_begin = clocked(orig_begin, "probe")
+    from pipelint.profiler.run import account as account_mod
+    orig_due = account_mod.Account.__dict__["due"]
+    account_mod.Account.due = clocked(orig_due, "account")
+    whole: dict[bool, list[float]] = {False: [], True: []}
+    try:
+        def one(probed: bool) -> float:
+            run = _timed(probed, lambda: fast(steps).map(lambda v: (v, v[:, :1])),
+                         lambda ds: model.fit(ds, epochs=1, verbose=0, callbacks=[Empty()]))
+            return run.thread
+        one(False), one(True)  # warm-up
+        for key in spent:
+            spent[key], calls[key] = 0.0, 0
+        for r in range(runs):
+            for probed in ((False, True) if r % 2 == 0 else (True, False)):
+                whole[probed].append(one(probed))
+    finally:
+        PipelineProfiler.on_train_batch_begin = orig_begin
+        account_mod.Account.due = orig_due
+    per = runs * steps / 1e6
+    empty = spent["empty"] / (2 * per)  # the empty callback ran in both sides' fits
+    return {"inside": spent["probe"] / per - empty, "account": spent["account"] / per, "clocking": empty,
+            "intervals": calls["account"] / runs,
+            "interval_ms": 1000 * spent["account"] / calls["account"] if calls["account"] else 0.0,
+            "off": statistics.median(whole[False]) / steps * 1e6, "on": statistics.median(whole[True]) / steps * 1e6}
+
+
 def _best_us_per_call(fn, n: int = 200_000, repeats: int = 5) -> float:
     runs = []
     for _ in range(repeats):
@@ -283,12 +373,36 @@ def main() -> None:
     ap.add_argument("--freeze", action="store_true", help="gc.freeze() after each case's warm-up (both"
                     " sides alike): garbage collections no longer walk TensorFlow's heap, less noise")
     ap.add_argument("--micro", action="store_true", help="only the per-step and per-call cost figures")
+    ap.add_argument("--fit-micro", action="store_true", help="only the probe's cost per Keras fit step on the"
+                    " training thread: its callback alone, then inside real fit runs (--steps, --rounds runs"
+                    " per side; the running account on under --every)")
     ap.add_argument("--every", type=float, default=0.0, metavar="S",
                     help="the probed side keeps the running account, an interval every S seconds (issue 30)")
     a = ap.parse_args()
     global EVERY
     EVERY = a.every
     print(f"load average (1, 5, 15 min) at start: {_load()} on {os.cpu_count()} CPUs", flush=True)
+    if a.fit_micro:
+        import keras
+        model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(8), keras.layers.Dense(1)])
+        model.compile("sgd", "mse")
+        steps = max(1, a.steps // 2)
+        _, sample_ms, _ = per_step_cost()
+        print(f"the probe's bookkeeping per fit step, its callback alone (the least disturbed of 7 runs of"
+              f" 50000 steps, no model read): {fit_step_cost():.2f} µs of training-thread CPU; plus one"
+              f" model read per 50 steps ({sample_ms:.3f} ms each here)", flush=True)
+        if a.freeze:
+            gc.collect()
+            gc.freeze()
+        c = fit_step_cost_in_fit(model, steps, a.rounds)
+        print(f"in fit ({a.rounds} runs of {steps} steps per side{f', running account every {EVERY:g} s' if EVERY else ''}):"
+              f" {c['inside']:.2f} µs per step of training-thread CPU inside the probe's on_train_batch_begin"
+              f" ({c['account']:.2f} of it in the running account's intervals: {c['intervals']:.1f} per run,"
+              f" {c['interval_ms']:.1f} ms each; less {c['clocking']:.2f} µs of"
+              f" clocking, measured on an empty callback); the whole fit {c['off']:.1f} -> {c['on']:.1f} µs per"
+              f" step (median of {a.rounds} runs)")
+        print(f"load average at end: {_load()}")
+        return
     cost = timer_cost()
     tick_us, sample_ms, align_ms = per_step_cost()
     micro = (f"probe bookkeeping per custom-loop step: {tick_us:.1f} µs; one get_model_proto read (kept raw):"

@@ -173,3 +173,41 @@ def test_a_sink_that_reads_the_timelines_while_they_are_fed_gets_each_step_once(
     session.timelines.every()
     got += session.timelines.loops[1].drain()
     assert [p.end for p in got] == pytest.approx([float(2 * i + 1) for i in range(1, 52)])
+
+
+def test_a_fit_step_on_the_training_thread_is_an_append_and_the_steps_are_taken_at_events(monkeypatch):
+    """The callback records each batch's begin time; the session takes the steps in a batch, at the
+    steps that have something to do (the epoch's first batch, early reads at 1, 2, 4, ..., a flush
+    every `sample_every` steps), with the figures one call per step gave."""
+    pytest.importorskip("keras")
+    from pipelint.profiler.run import callback as callback_mod
+    from pipelint.profiler.run.callback import PipelineProfiler
+
+    clock = [100.0]
+    monkeypatch.setattr(callback_mod, "_perf_counter", lambda: clock[0])
+    session = Session(sample_every=10, live_warnings=False)
+    reads, events = [], []
+    monkeypatch.setattr(session, "_read_fit_gaps",
+                        lambda budgeted=False: reads.append((session.fit.steps, budgeted)) or [1000] * 100)
+    fit_event = session.fit_event
+    monkeypatch.setattr(session, "fit_event", lambda now: events.append(len(session.fit.ends)) or fit_event(now))
+    cb = PipelineProfiler(session=session)
+    cb.on_train_begin()
+    cb.on_epoch_begin(0)
+    steps = [0.002 + 0.0001 * (i % 7) for i in range(35)]
+    for i, step in enumerate(steps):
+        cb.on_train_batch_begin(i)
+        clock[0] += step
+        if i == 14:  # a reader mid-window (the report, TensorBoard) sees every step ended so far
+            mid = session.timelines.primary().to_dict()
+            assert mid["step"] == list(range(1, 15)) and mid["input_wait_ms"][-4:] == [None] * 4
+    cb.on_epoch_end(0)
+    cb.on_train_end()
+    assert len(events) == 8  # the first batch, steps 1, 2, 4, 8, then 10, 20, 30: not one per step
+    assert reads == [(1, True), (2, True), (4, True), (8, True), (10, False), (20, False), (30, False),
+                     (34, False), (34, False)]  # ... and the epoch's and fit's ends
+    # The last batch's step holds the epoch's end (validation): it is no step.
+    assert list(session.fit.stats.step) == pytest.approx(steps[:34], abs=1e-9)
+    d = session.timelines.fit.to_dict()
+    assert d["step"] == list(range(1, 35)) and None not in d["input_wait_ms"]
+    assert d["step_ms"] == pytest.approx([1000 * s for s in steps[:34]], abs=1e-6)

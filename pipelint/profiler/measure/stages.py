@@ -165,7 +165,22 @@ def _accepts(op: str, kind: str) -> bool:
     return kind in accepted or kind.split("+")[0] in accepted
 
 
+#: `_plan` by (the ops' kinds, the nodes' kinds): a pipeline's reads repeat one chain, and the
+#: running account aligns every read of each interval (its report), so the plan is made once.
+_PLANS: dict[tuple, list[tuple]] = {}
+
+
 def _plan(ops: list[Op], chain: list[Node]) -> list[tuple]:
+    key = (tuple(o.op for o in ops), tuple(n.name for n in chain))
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= 256:
+            _PLANS.clear()
+        plan = _PLANS[key] = _make_plan(ops, chain)
+    return plan
+
+
+def _make_plan(ops: list[Op], chain: list[Node]) -> list[tuple]:
     """The alignment with the most matched nodes (a small dynamic programme over ops x nodes).
 
     Steps: ("node", j, i) node j is op i; ("fused", j, outer i, inner k) a fused node is two

@@ -6,6 +6,7 @@ the fraction waiting for input.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import statistics
 import time
@@ -27,13 +28,14 @@ class StepStats:
     The figures (`summary()`) leave out each segment's warm-up steps: see WARMUP_FACTOR.
     """
 
-    __slots__ = ("step", "wait", "segments", "cpu0", "wall0", "cpu1", "wall1")
+    __slots__ = ("step", "wait", "segments", "cpu0", "wall0", "cpu1", "wall1", "_warm")
 
     def __init__(self) -> None:
         self.step = array("d")  # seconds per step
         self.wait = array("d")  # seconds of it spent waiting for input
         self.segments: list[int] = []  # index of each segment's first step
         self.cpu0 = self.wall0 = self.cpu1 = self.wall1 = None
+        self._warm: tuple = ((), [])  # (steps, segments) -> `_warmup()`: steps are only appended
 
     @property
     def steps(self) -> int:
@@ -65,18 +67,28 @@ class StepStats:
         return (sum(self.wait[-n:]) / tot) if tot > 0 else None
 
     def _warmup(self) -> list[tuple[int, int, int]]:
-        """Per segment: (first index, end index, leading warm-up steps)."""
+        """Per segment: (first index, end index, leading warm-up steps). Kept until a step or a
+        segment is added (a report asks twice: `steady` and `warmup_indices`)."""
+        key = (len(self.step), tuple(self.segments))
+        if self._warm[0] == key:
+            return self._warm[1]
         bounds = (self.segments or [0]) + [len(self.step)]
         out = []
         for a, b in zip(bounds, bounds[1:]):
             seg = self.step[a:b]
             k = 0
-            while k < min(WARMUP_MAX, len(seg) - 2):
-                rest = statistics.median(seg[k + 1:])
-                if seg[k] <= WARMUP_FACTOR * rest:
-                    break
-                k += 1
+            limit = min(WARMUP_MAX, len(seg) - 2)
+            if limit > 0:
+                # The steps after step k, kept sorted: sorted once, then one step taken out per k
+                # (the report is rebuilt at each running-account interval: no sort per k).
+                rest = sorted(seg[1:])
+                while k < limit:
+                    if seg[k] <= WARMUP_FACTOR * _median_of_sorted(rest):
+                        break
+                    k += 1
+                    del rest[bisect.bisect_left(rest, seg[k])]
             out.append((a, b, k))
+        self._warm = (key, out)
         return out
 
     def steady(self) -> tuple[list[float], list[float], int]:
@@ -99,14 +111,23 @@ class StepStats:
         steps, waits, dropped = self.steady()
         if not steps:
             return None
-        q = _quantiles(steps)
+        ordered = sorted(steps)  # sorted once: median and quantiles sort it again in linear time
+        q = _quantiles(ordered)
         total = sum(steps)
         return {"steps": len(steps), "warmup_steps": dropped,
-                "step_ms": 1000 * statistics.median(steps), "step_p10_ms": 1000 * q[0],
+                "step_ms": 1000 * _median_of_sorted(ordered), "step_p10_ms": 1000 * q[0],
                 "step_p90_ms": 1000 * q[1], "step_mean_ms": 1000 * total / len(steps),
                 "all_mean_ms": 1000 * sum(self.step) / len(self.step),  # warm-up too: the whole job's pace
                 "wait_ms": 1000 * statistics.median(waits), "wait_mean_ms": 1000 * sum(waits) / len(waits),
                 "fraction": (sum(waits) / total) if total > 0 else None}
+
+
+def _median_of_sorted(v: list[float]) -> float:
+    """statistics.median of an already sorted list, without sorting it again."""
+    n = len(v)
+    if n % 2:
+        return v[n // 2]
+    return (v[n // 2 - 1] + v[n // 2]) / 2
 
 
 def _quantiles(v: list[float]) -> tuple[float, float]:

@@ -167,6 +167,51 @@ class Timeline:
             pts.merge_pairs()
             self.grain *= 2
 
+    def add_steps(self, begins, first: int, number: int) -> int:
+        """`add(begins[i] - begins[i - 1], None, number=..., end=begins[i])` for each i from `first`
+        on, numbered from `number`, in order; returns the number after the last. The same points as
+        those calls (fit's steps, handed over at each flush), without a call per step."""
+        if self._sink is not None:  # points kept for a sink too: the general path
+            for i in range(first, len(begins)):
+                end = begins[i]
+                self.add(end - begins[i - 1], None, False, number, end)
+                number += 1
+            return number
+        if first >= len(begins):
+            return number
+        if not self.epoch_starts:
+            self.epoch_starts.append(number)
+        pts = self._points
+        steps, ns, step_s, wait_s, warmup, index, ends = (pts.step, pts.n, pts.step_s, pts.wait_s, pts.warmup,
+                                                          pts.index, pts.end)
+        measured, grain, max_points = self._measured, self.grain, self.max_points
+        for i in range(first, len(begins)):
+            end = begins[i]
+            seconds = end - begins[i - 1]
+            last = len(steps) - 1
+            if last >= 0 and not warmup[last] and ns[last] < grain:
+                steps[last] = number
+                ns[last] += 1
+                step_s[last] += seconds
+                wait_s[last] += _NONE
+            else:
+                steps.append(number)
+                ns.append(1)
+                step_s.append(seconds)
+                wait_s.append(_NONE)
+                warmup.append(False)
+                index.append(measured)
+                ends.append(end)
+                if len(steps) > max_points:
+                    pts.merge_pairs()  # in place: the same arrays
+                    grain *= 2
+                    self.grain = grain
+            measured += 1
+            number += 1
+        self._measured = measured
+        self.last_step = number - 1
+        return number
+
     def attach(self, sink) -> None:
         """Keep full-resolution points for `drain()`; `sink(points)` takes them if too many pile up."""
         self._sink = sink
@@ -240,6 +285,11 @@ class RunTimelines:
         if step_s is not None:
             self.fit.add(step_s, None, warmup=not counted, number=self._fit_batches, end=now)
         self._fit_batches += 1
+
+    def fit_batches(self, begins, first: int) -> None:
+        """`fit_batch_begin` for the batches begun at `begins[first:]` (perf_counter), in order: each
+        ends the step begun at the one before it. Called in a batch, not per step (Session.fit_flush)."""
+        self._fit_batches = self.fit.add_steps(begins, first, self._fit_batches)
 
     def fit_wait(self, wait_s: float) -> None:
         self.fit.fill_wait(wait_s)

@@ -1,7 +1,8 @@
 """The Keras side of the probe: the `PipelineProfiler` callback and the Keras hooks.
 
-`PipelineProfiler` times steps between consecutive `on_train_batch_begin` calls and hands them to
-the session, which splits them into input wait and work (see `Session.fit_flush`). Only
+`PipelineProfiler` times steps between consecutive `on_train_batch_begin` calls: per step it only
+records the batch's begin time, and the session takes the steps in a batch at the steps that have
+something to do (`Session.fit_event`), splitting them into input wait and work (`fit_flush`). Only
 `on_train_batch_begin` is overridden so that Keras keeps dispatching `on_train_batch_end`
 asynchronously (no extra device sync per step).
 
@@ -20,6 +21,8 @@ from pipelint.profiler.run import hooks
 from pipelint.profiler.measure.pytimer import PyTimer
 from pipelint.profiler.output.report import build_report, emit
 from pipelint.profiler.run.session import Session
+
+_perf_counter = time.perf_counter
 
 
 class PipelineProfiler(keras.callbacks.Callback):
@@ -47,7 +50,6 @@ class PipelineProfiler(keras.callbacks.Callback):
             from pipelint.profiler.output.tensorboard import Output
             self.tensorboard = Output(session, log_dir)
         self.result: dict[str, Any] | None = None
-        self._last: float | None = None
         # Its own running account (run/account.py); under `pipelint profile` the runner keeps one.
         self.every = every if self._own else None
         self.account = None
@@ -63,24 +65,37 @@ class PipelineProfiler(keras.callbacks.Callback):
             self.session.fit.epochs = max(self.session.fit.epochs, epochs)  # the job's plan (cache advice)
 
     def on_epoch_begin(self, epoch, logs=None):
-        self.session.fit_epoch_begin()
-        self._last = None
+        try:
+            self.session.fit_epoch_begin()
+        except Exception as exc:
+            self.session.fail("Keras callback", exc)
 
     def on_train_batch_begin(self, batch, logs=None):
+        # The training thread pays this per step: a clock read, one append, two comparisons. The
+        # rest (the step's time, the timeline, the model reads, the flushes) is done in a batch by
+        # `Session.fit_event` at the steps that have something to do.
         s = self.session
         if s.disabled:
-            return
-        try:
-            if s.step_marker is not None:
-                s.step_marker.next_step()  # --xprof: the step runs until the next batch begins
-            now = time.perf_counter()
-            if self._last is None:
-                s.fit_first_batch()
-            else:
-                s.fit_step(now, now - self._last)
-            self._last = now
-        except Exception as exc:
-            s.fail("Keras callback", exc)
+            return  # (switched off after an error: nothing is kept, nothing grows)
+        if s.step_marker is not None:
+            self._next_xprof_step(s)  # --xprof: the step runs until the next batch begins
+        now = _perf_counter()
+        f = s.fit
+        ends = f.ends
+        ends.append(now)
+        if len(ends) >= f.event_at or now >= s.account_due:
+            try:
+                s.fit_event(now)
+            except Exception as exc:
+                s.fail("Keras callback", exc)
+
+    @staticmethod
+    def _next_xprof_step(s: Session) -> None:
+        if not s.disabled:
+            try:
+                s.step_marker.next_step()
+            except Exception as exc:
+                s.fail("Keras callback", exc)
 
     def on_test_begin(self, logs=None):
         if self.session.step_marker is not None:
@@ -88,11 +103,10 @@ class PipelineProfiler(keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         # The last step of an epoch also holds validation: it stays out of the figures.
-        self._last = None
         try:
             if self.session.step_marker is not None:
                 self.session.step_marker.close()
-            self.session.fit_flush()
+            self.session.fit_epoch_end()
             self.session.timelines.epoch_end()
         except Exception as exc:
             self.session.fail("Keras callback", exc)

@@ -192,16 +192,40 @@ def _marker_number(session: Session, key: int) -> int:
 
 @dataclass
 class FitState:
-    """What the Keras callback has reported about the `fit` calls of this session."""
+    """What the Keras callback has reported about the `fit` calls of this session.
+
+    Per step the training thread only appends the batch's begin time to `ends` and compares its
+    length with `event_at` (and the time with `Session.account_due`); the steps are taken from
+    `ends` in a batch when the session has something to do (`Session.fit_event`): at the window's
+    end (`fit_flush`, every `sample_every` steps), an early read, the running account's interval,
+    the step limit, or when a reader asks for the timeline.
+    """
 
     stats: StepStats = field(default_factory=StepStats)
     depth: int = 0  # > 0 while inside fit: custom-loop timing of its iterators is not a loop
     iterators: list[IterRecord] = field(default_factory=list)
     epoch_first: int = 0  # index into Session.iter_records where the current epoch's iterators start
-    pending: array = field(default_factory=lambda: array("d"))  # step times (s) not yet split into wait/work
+    # Batch-begin times (perf_counter) since the last flush: ends[0] began the first step not split
+    # into wait/work yet, each later one ended a step (and began the next). Empty before an epoch's
+    # first batch. Changed in place only.
+    ends: array = field(default_factory=lambda: array("d"))
+    event_at: int = 1  # the training thread calls Session.fit_event once len(ends) reaches this
+    fed: int = 0  # steps of `ends` already handed to the timeline (a reader asked mid-window)
+    feeding: bool = False  # handing them over now (a timeline sink that reads the timelines waits)
     gaps: list[int] = field(default_factory=list)  # the last gap times read (µs), for a gone iterator
-    steps: int = 0
+    flushed: int = 0  # steps split into wait/work so far (the session's fit steps, less those in `ends`)
     epochs: int = 0  # the most epochs a fit call of this session was asked for
+
+    @property
+    def steps(self) -> int:
+        """fit steps measured so far in this session (flushed or not)."""
+        return self.flushed + max(0, len(self.ends) - 1)
+
+    @property
+    def pending(self) -> list[float]:
+        """Step times (s) not yet split into wait/work, oldest first."""
+        ends = self.ends
+        return [ends[i] - ends[i - 1] for i in range(1, len(ends))]
 
 
 class StepLimitReached(BaseException):
@@ -392,7 +416,9 @@ class Session:
         return rec
 
     def feed_timelines(self) -> None:
-        """Hand the custom loops' steps to their timelines (`IterRecord.feed_timeline`)."""
+        """Hand the steps not handed yet to the timelines: fit's (`_feed_fit_timeline`) and the
+        custom loops' (`IterRecord.feed_timeline`)."""
+        self._feed_fit_timeline()
         for rec in self.iter_records:
             rec.feed_timeline()
 
@@ -467,8 +493,23 @@ class Session:
         self.fit_flush()
 
     def fit_epoch_begin(self) -> None:
-        self.fit.epoch_first = len(self.iter_records)
+        f = self.fit
+        if len(f.ends) > 1:  # steps an interrupted fit left: they end with it
+            self.fit_flush()
+        self._fit_no_base()
+        f.epoch_first = len(self.iter_records)
         self.timelines.fit_epoch_begin()
+
+    def fit_epoch_end(self) -> None:
+        """The epoch's steps are split; its last batch (it holds validation) is no step."""
+        self.fit_flush()
+        self._fit_no_base()
+
+    def _fit_no_base(self) -> None:
+        f = self.fit
+        del f.ends[:]
+        f.fed = 0
+        f.event_at = 1  # the next batch is an epoch's first: fit_event adopts its iterator
 
     def fit_first_batch(self) -> None:
         """The epoch's iterator was created just before its first batch: adopt it as fit's."""
@@ -478,25 +519,77 @@ class Session:
                 self.fit.iterators.append(rec)
 
     def fit_step(self, now: float, seconds: float) -> None:
-        """One training step of `seconds`, measured between two batch-begin calls."""
+        """One training step of `seconds` that ended at `now` (the callback records batch-begin
+        times itself, `PipelineProfiler.on_train_batch_begin`; this is the same for a caller that
+        measures steps on its own: `seconds` sets where the epoch's first step began)."""
+        ends = self.fit.ends
+        if not ends:
+            ends.append(now - seconds)
+        ends.append(now)
+        if len(ends) >= self.fit.event_at or now >= self.account_due:
+            self.fit_event(now)
+
+    def fit_event(self, now: float) -> None:
+        """The training thread's slow path in fit, at the batch begun at `now` (the last of
+        `fit.ends`): an epoch's first batch, a window's end (flush, every `sample_every` steps), an
+        early read (steps 1, 2, 4, ...), the running account's interval, the step limit. The
+        callback calls it once `len(fit.ends)` reaches `fit.event_at` or `now >= account_due`; the
+        checks are those a step made when each step called them, at the same steps."""
         f = self.fit
-        self.timelines.fit_batch_begin(seconds, now)
+        ends = f.ends
+        if self.disabled:
+            del ends[:]  # the probe is off: keep nothing, look again in a while
+            f.fed, f.event_at = 0, 4096
+            return
+        n = len(ends) - 1  # steps not flushed yet, the one ending now included
+        if n <= 0:
+            self.fit_first_batch()  # no step ended here; the running account waits for one
+        else:
+            steps = f.flushed + n
+            if f.stats.cpu0 is None:
+                f.stats.track(ends[-2])  # the first step: CPU read from its start (an event step)
+            if n >= self.sample_every:
+                self.fit_flush()  # reads the CPU time (StepStats.track) as it starts
+                self.maybe_warn(f.stats, steps, self.fit_pipeline())
+            elif early_sample(steps, self.sample_every):
+                self._read_fit_gaps(budgeted=True)  # so that an interrupted fit still has stages and gaps
+            if now >= self.account_due:  # the running account's interval is over (run/account.py)
+                self.account.due()
+            if self.max_steps and steps >= self.max_steps:
+                f.stats.track(now)
+                self.finish()
+                raise StepLimitReached(self.max_steps)
+        f.event_at = self._fit_event_at()
+
+    def _fit_event_at(self) -> int:
+        """len(fit.ends) at the next step that has something to do (see `fit_event`)."""
+        f = self.fit
+        if not f.ends:
+            return 1
         if f.stats.cpu0 is None:
-            f.stats.track(now - seconds)
-        f.pending.append(seconds)
-        f.steps += 1
-        if len(f.pending) >= self.sample_every:
-            f.stats.track(now)
-            self.fit_flush()
-            self.maybe_warn(f.stats, f.steps, self.fit_pipeline())
-        elif early_sample(f.steps, self.sample_every):
-            self._read_fit_gaps(budgeted=True)  # so that an interrupted fit still has stages and gaps
-        if now >= self.account_due:  # the running account's interval is over (run/account.py)
-            self.account.due()
-        if self.max_steps and f.steps >= self.max_steps:
-            f.stats.track(now)
-            self.finish()
-            raise StepLimitReached(self.max_steps)
+            return len(f.ends) + 1
+        steps = f.steps
+        every = self.sample_every
+        nxt = f.flushed + every  # the window's end
+        if steps < every:
+            early = 1 << steps.bit_length()  # the next power of two: an early read
+            if early < every:
+                nxt = min(nxt, early)
+        if self.max_steps:
+            nxt = min(nxt, self.max_steps)
+        return max(nxt, steps + 1) - f.flushed + 1
+
+    def _feed_fit_timeline(self) -> None:
+        """Hand fit's steps not handed yet to its timeline, in order (wait unknown until the flush)."""
+        f = self.fit
+        if f.feeding or f.fed + 1 >= len(f.ends):  # nothing new, or a timeline sink reading while fed
+            return
+        f.feeding = True
+        try:
+            self.timelines.fit_batches(f.ends, f.fed + 1)
+            f.fed = len(f.ends) - 1
+        finally:
+            f.feeding = False
 
     def fit_flush(self) -> None:
         """Split the pending steps into input wait and work, using tf.data's gap times.
@@ -505,10 +598,17 @@ class Session:
         wait directly: input wait per step = step time - the consumer's gap between two GetNext.
         """
         f = self.fit
-        if f.pending and f.stats.cpu0 is not None:
-            f.stats.track()
-        pending = f.pending.tolist()
-        del f.pending[:]
+        ends = f.ends
+        n = len(ends) - 1
+        pending: list[float] = []
+        if n > 0:
+            if f.stats.cpu0 is not None:
+                f.stats.track()
+            self._feed_fit_timeline()
+            pending = f.pending
+            del ends[:-1]  # the last batch's begin starts the next step
+            f.fed = 0
+            f.flushed += n
         gaps = self._read_fit_gaps() or f.gaps  # the iterator may be gone (interrupted fit)
         if not pending:
             return
@@ -519,8 +619,8 @@ class Session:
         wait_per_step = max(0.0, step - statistics.median(gaps) / 1e6) if gaps else 0.0
         wait_per_step = min(wait_per_step, step)
         self.timelines.fit_wait(wait_per_step)
-        for p in pending:
-            f.stats.add(p, min(p, wait_per_step))
+        f.stats.step.extend(pending)  # StepStats.add, per step
+        f.stats.wait.extend([min(p, wait_per_step) for p in pending])
 
     def fit_pipeline(self) -> Pipeline | None:
         recs = [r for r in self.fit.iterators if r.ref() is not None]
