@@ -15,7 +15,7 @@ from pipelint.model.catalogue import (
 )
 from pipelint.model.imports import ImportTable
 from pipelint.model.order import SourceOrder, constant_int
-from pipelint.model.queries import PipelineModel
+from pipelint.model.queries import FUNCTION_SITE_OPS, PipelineModel
 from pipelint.model.service import SHARD_HINT, ServiceHandOff
 from pipelint.model.syntax import dotted, find_arg, is_false, is_none, literal_int
 from pipelint.model.values import (
@@ -27,7 +27,7 @@ __all__ = [
     "COMBINER_OPS",
     "BATCH_METHODS", "DATASET_CONSTRUCTORS", "DATASET_METHODS", "DATASET_TRIGGERS",
     "ELEMENTWISE_CALLS", "ENDLESS_SOURCES", "EPOCHS_ARGUMENT_SOURCES", "FILE_NAME_SOURCES", "FILE_ORDER_SHUFFLES",
-    "FILE_SOURCES", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS", "PASS_THROUGH_METHODS", "PY_FUNCTION_NAMES",
+    "FILE_SOURCES", "FUNCTION_SITE_OPS", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS", "PASS_THROUGH_METHODS", "PY_FUNCTION_NAMES",
     "LOOKS", "NOT_TRAINING", "ONLY_EVALUATION", "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer",
     "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite",
     "Origin", "PipelineModel", "SHARD_HINT", "ServiceHandOff", "SourceOrder", "constant_int", "batch_states", "canonical", "dotted", "find_arg", "is_false",

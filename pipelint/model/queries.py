@@ -144,6 +144,9 @@ _DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "fi
                                     "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
 # The function a TFLite converter calibrates with (`converter.representative_dataset = gen`).
 _REPRESENTATIVE = re.compile(r"\brepresentative_dataset\s*=\s*(?:lambda\s*:\s*)?([A-Za-z_]\w*)")
+# The ops whose functions `calls_in_dataset_functions` reads (a rule that weighs every site of
+# one such call asks the same ones).
+FUNCTION_SITE_OPS = ("map", "filter", "interleave", "flat_map")
 # A call that scores or applies a model (`model.predict(x)`).
 _RUNS_A_MODEL = re.compile(r"\.(?:predict|evaluate)\w*\s*\(")
 # Keras calls that read a generator's batches without training on them.
@@ -991,7 +994,7 @@ class PipelineModel(KerasQueries):
         finding, where the fix goes), with the node its finding sits on: the call, or the op here
         when the call is in another module (that module's check sees no op of it)."""
         seen: set[int] = set()
-        for site in self.ops("map", "filter", "interleave", "flat_map"):
+        for site in self.ops(*FUNCTION_SITE_OPS):
             call = getattr(site.op.facts, fact)
             if call is None or id(call) in seen or not keep(site):
                 continue

@@ -1,9 +1,7 @@
 from __future__ import annotations
 
-from pipelint.model import LOOKS
+from pipelint.model import FUNCTION_SITE_OPS, LOOKS
 from pipelint.rules.base import Invalid, Rule, RuleContext, speed
-
-_FUNCTION_OPS = ("map", "filter", "interleave", "flat_map")  # (those `calls_in_dataset_functions` reads)
 
 _SHORT_NAMES = {
     "tensorflow.py_function": "tf.py_function",
@@ -185,6 +183,6 @@ No automatic fix.
                 f"`{name}` in the `{site.op.name}` function runs Python under the GIL, serially "
                 "whatever `num_parallel_calls` says; use TensorFlow ops instead",
                 # (one helper mapped for training and for validation: its cost is the training's)
-                impact=speed(not all(model.off_training(other.op) for other in model.ops(*_FUNCTION_OPS)
+                impact=speed(not all(model.off_training(other.op) for other in model.ops(*FUNCTION_SITE_OPS)
                                      if other.op.facts is not None and other.op.facts.py_function is call)),
             )

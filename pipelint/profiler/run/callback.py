@@ -75,8 +75,6 @@ class PipelineProfiler(keras.callbacks.Callback):
         # rest (the step's time, the timeline, the model reads, the flushes) is done in a batch by
         # `Session.fit_event` at the steps that have something to do.
         s = self.session
-        if s.disabled:
-            return  # (switched off after an error: nothing is kept, nothing grows)
         if s.step_marker is not None:
             self._next_xprof_step(s)  # --xprof: the step runs until the next batch begins
         now = _perf_counter()
