@@ -73,6 +73,9 @@ class Notebook:
     #: Do they show a training log that names accuracy `acc` (Keras before 2.3 named the
     #: `"accuracy"` metric so; later releases print `accuracy`)?
     printed_acc: bool = False
+    #: The most images (or files) Keras's loaders printed they found in the saved outputs
+    #: ("Found 360 images belonging to 3 classes."); None where none printed a positive count.
+    printed_images_found: int | None = None
 
 
 def _language(metadata: object) -> str | None:
@@ -106,7 +109,7 @@ def parse_notebook(text: str) -> Notebook:
     language = _language(data.get("metadata"))
     if language is not None and language != "python":
         return Notebook([], python=False)
-    code_cells, printed_old_keras, printed_acc = [], False, False
+    code_cells, printed_old_keras, printed_acc, found = [], False, False, []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
             raise NotebookError(f"cell {number} is not a JSON object")
@@ -128,10 +131,16 @@ def parse_notebook(text: str) -> Notebook:
         printed = _printed(cell.get("outputs"))
         printed_old_keras = printed_old_keras or OLD_KERAS_BANNER in printed
         printed_acc = printed_acc or bool(_ACC_IN_LOG.search(printed))
-    return Notebook(code_cells, printed_old_keras=printed_old_keras, printed_acc=printed_acc)
+        found.extend(int(count) for count in _FOUND_IN_LOG.findall(printed) if int(count) > 0)
+    return Notebook(code_cells, printed_old_keras=printed_old_keras, printed_acc=printed_acc,
+                    printed_images_found=max(found, default=None))
 
 
 _ACC_IN_LOG = re.compile(r" - (?:val_)?acc: \d")
+# What Keras's loaders print: `flow_from_directory` "Found 360 images belonging to 3 classes.",
+# `flow_from_dataframe` "Found 360 validated image filenames ...", `image_dataset_from_directory`
+# "Found 360 files belonging to 3 classes." (a count of 0 is a wrong path in that run, not a size).
+_FOUND_IN_LOG = re.compile(r"\bFound (\d+) (?:validated image filenames|images|files)\b")
 
 
 _ACCURACY_METRIC = re.compile(r"""metrics\s*=\s*\[[^\]]*['"]accuracy['"]""")

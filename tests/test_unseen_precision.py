@@ -1235,3 +1235,26 @@ def test_missing_prefetch_sits_on_the_sibling_method_that_ends_the_pipeline(tmp_
         model.fit(Reader().get_three(files), epochs=3)
     """})
     assert _found(root, "PL103") == [("reader.py", 16, "PL103")]
+
+
+def test_what_follows_a_keras_name_the_script_forgot_to_import_never_runs(tmp_path):
+    """Pool 2041: a script imports `Dense` and `Model` from Keras but calls `Sequential()`
+    unimported, so it stops at a NameError before the `fit` that would load its flows. The
+    flows are never trained on; the same script importing `Sequential` is reported."""
+    script = """
+        from tensorflow.keras.layers import Dense
+        from keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rotation_range=20)
+        train = datagen.flow_from_directory("data/train")
+        all_train = [train]
+        model = Sequential()
+        model.add(Dense(3))
+        model.fit(all_train[0], epochs=3)
+    """
+    root = _project(tmp_path, {
+        "forgot.py": script,
+        "imported.py": script.replace("import Dense\n", "import Dense\n        from keras.models import Sequential\n"),
+        # a name bound by a star import may be `Sequential`
+        "star.py": script.replace("import Dense\n", "import *\n"),
+    })
+    assert _found(root, "PL403") == [("imported.py", 4, "PL403"), ("star.py", 3, "PL403")]

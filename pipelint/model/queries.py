@@ -34,7 +34,7 @@ from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import (all_params, ancestors, block_body, find_arg, is_bool, is_false, literal_int, nodes_of,
                                    runs_once)
-from pipelint.model.unreachable import calls_never_reached
+from pipelint.model.unreachable import NeverReached, never_reached
 from pipelint.target import Target
 from pipelint.model.values import (
     NOT_TRAINING, ONLY_EVALUATION, CallSite, CompileSite, Consumer, DatasetPath, FunctionFacts, Op, OpSite, Origin,
@@ -167,12 +167,13 @@ def _describes(following: list[str]) -> bool:
     return following[1] in _DESCRIBING_ATTRIBUTES and following[2:3] != ["("]
 
 
-def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
+def _name_mentions(every: list[tokenize.TokenInfo], unreached: frozenset[int] = frozenset()
+                   ) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
     """Per name, each mention that is not a binding or an attribute: the token before it, the
     four after it, the name bound by the statement whose value the mention starts (`gen =
     datagen.flow(`), and its block depth; and per name the block depths of its bindings. A
     mention as the sole argument of `next(` (or `type(`, `len(`, `print(`...) reads as
-    ("(", [")"...]); other calls' arguments read as "call"."""
+    ("(", [")"...]); other calls' arguments read as "call". Mentions on `unreached` lines are none."""
     tokens: list[tuple[tokenize.TokenInfo, int]] = []
     starts: set[int] = {0}  # indices of the tokens that begin a statement
     depth = 0
@@ -199,7 +200,7 @@ def _name_mentions(every: list[tokenize.TokenInfo]) -> tuple[dict[str, list[Ment
         if following[:1] == ["="] or (previous == "for" and following[:1] == ["in"]):
             bindings.setdefault(token.string, []).append(depth)
             continue
-        if previous in ("import", "as", "def", "class"):
+        if previous in ("import", "as", "def", "class") or token.start[0] in unreached:
             continue
         if previous == "(" and following[:1] == [")"] and (
                 index < 2 or tokens[index - 2][0].string not in _LOOKING_CALLS):
@@ -288,6 +289,7 @@ class PipelineModel(KerasQueries):
         self._name_mentions: dict[str, list[Mention]] | None = None
         self._name_bindings: dict[str, list[int]] = {}
         self._dead_calls: set[int] | None = None  # ids of the calls under `if False:` or after a NameError
+        self._unreached: NeverReached | None = None
         self._name_counts: dict[str, int] | None = None
         self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
         self._once: Counter[str] | None = None
@@ -835,11 +837,19 @@ class PipelineModel(KerasQueries):
     def _mentions(self) -> dict[str, list[Mention]]:
         """Each name's mentions other than its bindings: (token before, tokens after, the name
         the statement binds when the mention starts its value: `gen = datagen.flow(`); a
-        mention as the argument of `next(...)` reads as previous "(" and following ")"."""
+        mention as the argument of `next(...)` reads as previous "(" and following ")". A
+        mention in code no run reaches (after a NameError) is none."""
         if self._name_mentions is None:
             every = self._tokens()
-            self._name_mentions, self._name_bindings = _name_mentions(every) if every is not None else ({}, {})
+            self._name_mentions, self._name_bindings = _name_mentions(every, self._never_reached().lines) \
+                if every is not None else ({}, {})
         return self._name_mentions
+
+    def _never_reached(self) -> NeverReached:
+        if self._unreached is None:
+            # (a notebook's cells run in any order, beside IPython's own names)
+            self._unreached = NeverReached() if self.notebook else never_reached(self.module, self.source)
+        return self._unreached
 
     def _mention_bindings(self) -> dict[str, list[int]]:
         self._mentions()
@@ -860,8 +870,7 @@ class PipelineModel(KerasQueries):
                     elif truth is True and node.orelse is not None:
                         # (`if not data_augmentation: fit(arrays) else: <the generator>`)
                         self._dead_calls.update(id(inner) for inner in nodes_of(node.orelse, cst.Call))
-            if not self.notebook:  # (a notebook's cells run in any order, beside IPython's own names)
-                self._dead_calls |= calls_never_reached(self.module, self.source)
+            self._dead_calls |= self._never_reached().calls
             self._dead_calls |= self._switched_off_by_every_call()
         return id(call) in self._dead_calls
 

@@ -1,8 +1,10 @@
 """Code no run reaches because a statement before it surely raises: it reads a name that nothing
 in the module binds but a line commented out (`# base_dir = "data/"`), so Python stops there with
 a NameError, and the rest of that block never runs (C1: a pipeline built or trained there is never
-trained on). A name bound nowhere at all is left alone: a snippet pasted without its setup
-(`model.fit(ds)` with no `model`) reads as code meant to run.
+trained on). So does a Keras name the module forgot to import (`model = Sequential()` in a script
+that imports other names from Keras or TensorFlow, but not `Sequential`). Another name bound
+nowhere at all is left alone: a snippet pasted without its setup (`model.fit(ds)` with no `model`)
+reads as code meant to run.
 
 Read with CPython's `ast` (load and store contexts are explicit there), then aligned with the
 libcst statements the model holds (`syntax.aligned`).
@@ -12,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -26,30 +29,66 @@ _HIDDEN_BINDINGS = re.compile(r"import\s+\*|\bexec\s*\(|\bglobals\s*\(|\blocals\
                               r"\bsetattr\s*\(|\bget_ipython\b")
 
 
-def calls_never_reached(module: cst.Module, source: str) -> set[int]:
-    """The ids of the calls in the statements that follow, in the module's body or in a function's
-    (top-level, or a method of a top-level class), a simple statement reading a name the module
-    never binds. Empty where the module may bind names out of sight."""
+# Names scripts import from Keras (`keras.models`, `keras.layers`, `keras.preprocessing.image`,
+# `keras.callbacks`, `keras.optimizers`, `keras.utils`, `keras.applications`): read unbound in a
+# module that imports from Keras or TensorFlow, each was meant to be imported and was not.
+_KERAS_NAMES = frozenset({
+    "Sequential", "Model", "load_model", "Input", "Dense", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose",
+    "SeparableConv2D", "DepthwiseConv2D", "MaxPooling1D", "MaxPooling2D", "MaxPool2D", "AveragePooling2D",
+    "GlobalAveragePooling2D", "GlobalMaxPooling2D", "Flatten", "Dropout", "BatchNormalization", "Activation",
+    "LeakyReLU", "LSTM", "GRU", "Bidirectional", "Embedding", "Reshape", "Concatenate", "UpSampling2D",
+    "ZeroPadding2D", "ImageDataGenerator", "load_img", "img_to_array", "image_dataset_from_directory",
+    "to_categorical", "Adam", "SGD", "RMSprop", "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau",
+    "VGG16", "VGG19", "ResNet50", "MobileNetV2", "InceptionV3", "Xception", "DenseNet121", "EfficientNetB0"})
+_IMPORTS_KERAS = re.compile(r"^\s*(?:from\s+(?:tensorflow|keras)[\w.]*\s+import|import\s+(?:tensorflow|keras)\b)",
+                            re.MULTILINE)
+_BARE_KERAS_NAME = re.compile(r"(?<![\w.])(" + "|".join(sorted(_KERAS_NAMES)) + r")\s*\(")
+
+
+@dataclass(frozen=True)
+class NeverReached:
+    """What no run reaches: the ids of its libcst calls, and its 1-based source lines."""
+
+    calls: frozenset[int] = frozenset()
+    lines: frozenset[int] = frozenset()
+
+
+def never_reached(module: cst.Module, source: str) -> NeverReached:
+    """The statements that follow, in the module's body or in a function's (top-level, or a
+    method of a top-level class), a simple statement reading a name the module never binds and
+    surely meant to (bound in a commented-out line, or a Keras name in a module that imports from
+    Keras). Nothing where the module may bind names out of sight."""
+    if _HIDDEN_BINDINGS.search(source):
+        return NeverReached()
     commented = _bound_in_comments(source)
-    if not commented or _HIDDEN_BINDINGS.search(source):
-        return set()
+    # (a cheap text look first: most modules call no Keras name they could have forgotten)
+    called = {match.group(1) for match in _BARE_KERAS_NAME.finditer(source)} if _IMPORTS_KERAS.search(source) \
+        else set()
+    called = {name for name in called if not re.search(
+        rf"(?:\bimport\b[^\n]*|\bas\s+|\bdef\s+|\bclass\s+)\b{name}\b|\b{name}\s*=[^=]", source)}
+    if not commented and not called:
+        return NeverReached()
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
-        return set()
+        return NeverReached()
     bound = _bound_names(tree) | _ALWAYS_BOUND
-    if not commented - bound:
-        return set()
-    never: set[int] = set()
+    meant = (commented | called) - bound
+    if not meant:
+        return NeverReached()
+    calls: set[int] = set()
+    lines: set[int] = set()
     for cst_block, ast_block in _blocks(module, tree):
-        for position, (statement, smalls) in enumerate(aligned(cst_block, ast_block) or ()):
+        pairs = aligned(cst_block, ast_block) or []
+        for position, (statement, smalls) in enumerate(pairs):
             # (only simple statements: a compound one may catch, loop or branch around the read)
             if isinstance(statement, cst.SimpleStatementLine) and any(
-                    name in commented for small in smalls for name in _unbound_reads(small, bound)):
-                for later in cst_block[position + 1:]:
-                    never.update(id(call) for call in nodes_of(later, cst.Call))
+                    name in meant for small in smalls for name in _unbound_reads(small, bound)):
+                for later, later_smalls in pairs[position + 1:]:
+                    calls.update(id(call) for call in nodes_of(later, cst.Call))
+                    lines.update(range(later_smalls[0].lineno, (later_smalls[-1].end_lineno or 0) + 1))
                 break
-    return never
+    return NeverReached(frozenset(calls), frozenset(lines))
 
 
 def _bound_names(tree: ast.Module) -> set[str]:

@@ -298,7 +298,8 @@ with them) is minor speed (shown with `--show-minor-speed`): loading them costs 
 whose batches are only the `validation_data` of a `fit` (or are that and evaluated), unless
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
 the training generator's finding says what to change for both; and one pulled by `next()` in a module that
-predicts and trains nothing (test-time augmentation). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
+predicts and trains nothing (test-time augmentation); and, in a notebook whose saved outputs show Keras
+found fewer than 2,500 images, any of them (an epoch's loading takes seconds). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
 not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
