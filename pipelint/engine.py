@@ -24,7 +24,7 @@ import libcst as cst
 from pipelint.codes import CODES, ENGINE_CODES
 from pipelint.diagnostics import Diagnostic, Edit, Fix, Impact
 from pipelint.fixes import applicable, apply_fixes
-from pipelint.model import PipelineModel
+from pipelint.model import SMALL_DATA_IMAGES, PipelineModel
 from pipelint.model.inference import may_use_datasets
 from pipelint.notebook import (Notebook, NotebookError, Program, build_program, is_notebook_path,
                                mask_cell, notebook_api_evidence, parse_notebook, replace_sources)
@@ -536,12 +536,6 @@ def _lint_notebook(notebook: Notebook, path: str, codes: frozenset[str],
             diagnostics.append(replace(_engine_diagnostic(path, "PL001", error.message, error.line, error.column),
                                        cell=error.cell.number))
     return sorted(diagnostics, key=Diagnostic.sort_key)
-
-
-#: Fewer images than this, all a notebook's saved outputs show Keras found, load in seconds an
-#: epoch on one core (a 500x375 JPEG decodes and resizes in about 1.4 ms here), so a faster
-#: loader saves seconds: readers of unseen projects judged such findings not worth acting on.
-SMALL_DATA_IMAGES = 2500
 
 
 def _on_small_data(d: Diagnostic, found: int) -> Diagnostic:

@@ -173,6 +173,10 @@ class _Declared:
     keras: str | None
     legacy_keras: bool
     source: str
+    #: The Python the same folder runs (`FROM python:3.6` in its Dockerfile, `python-3.7.12` in
+    #: runtime.txt), where it caps the TensorFlow pip can install; and where that was read.
+    python: tuple[int, int] | None = None
+    python_source: str = ""
 
 
 def _admitted(specifier: str, releases: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -349,6 +353,30 @@ _ENVIRONMENT_FOLDERS = frozenset({"docker", "dockerfiles", "requirements", "env"
                                   "environments", "deploy", "deployment", ".devcontainer", "devcontainer"})
 
 
+# The newest TensorFlow whose wheels a Python release can install (TensorFlow's tested build
+# configurations: 2.6 was the last for Python 3.6, 2.11 for 3.7, 2.13 for 3.8); Keras 3 needs 3.9.
+_LAST_TENSORFLOW_FOR_PYTHON = {(3, 6): (2, 6), (3, 7): (2, 11), (3, 8): (2, 13)}
+_PYTHON_IN = (
+    (_Lazy(r"(?im)^\s*FROM\s+(?:docker\.io/)?(?:library/)?python:(\d+)\.(\d+)\b"), _DOCKERFILE),
+    (_Lazy(r"(?im)^\s*python-(\d+)\.(\d+)\b"), _Lazy(r"(?i)^runtime\.txt$")),
+    (_Lazy(r"(?im)^[ \t]*-[ \t]+python[ \t]*=+[ \t]*(\d+)\.(\d+)\b"), _Lazy(r"(?i)^environment\.ya?ml$")),
+    (_Lazy(r"(?im)^\s*python_version\s*=\s*[\"'](\d+)\.(\d+)\b"), _Lazy(r"^Pipfile$")),
+)
+
+
+def _python_declared(directory: str, names: list[str]) -> tuple[tuple[int, int], str] | None:
+    """The Python release a file of this folder says the project runs, where it caps TensorFlow."""
+    for pattern, file_name in _PYTHON_IN:
+        for name in sorted(names):
+            if not file_name.match(name):
+                continue
+            text = _read(os.path.join(directory, name))
+            found = pattern.search(text) if text else None
+            if found and (int(found.group(1)), int(found.group(2))) in _LAST_TENSORFLOW_FOR_PYTHON:
+                return (int(found.group(1)), int(found.group(2))), name
+    return None
+
+
 def _declaration_in(directory: str) -> _Declared | None:
     try:
         names = os.listdir(directory)
@@ -358,15 +386,24 @@ def _declaration_in(directory: str) -> _Declared | None:
     for _, name in candidates:
         found = _declared_by(directory, name)
         if found is not None:
-            return found
+            return _with_python(found, directory, names)
     if ".git" not in names:
         return None
     # The top of the work tree: its environment folders, two levels down at most.
     for folder in sorted(name for name in names if name.lower() in _ENVIRONMENT_FOLDERS):
         found = _declaration_below(os.path.join(directory, folder), 2)
         if found is not None:
-            return replace(found, source=f"{folder}/{found.source}")
+            return _with_python(replace(found, source=f"{folder}/{found.source}"), directory, names)
+    python = _python_declared(directory, names)
+    if python is not None:
+        # (the top names its Python and no TensorFlow: pip installs the newest that Python can)
+        return _Declared("", None, False, python[1], python=python[0], python_source=python[1])
     return _STOP
+
+
+def _with_python(found: _Declared, directory: str, names: list[str]) -> _Declared:
+    python = _python_declared(directory, names)
+    return replace(found, python=python[0], python_source=python[1]) if python else found
 
 
 def _declaration_below(directory: str, depth: int) -> _Declared | None:
@@ -403,8 +440,15 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
     Keras 2 release), else the newest (what a fresh install gets)."""
     source = declared.source
     tensorflow = keras = None
+    cap = _LAST_TENSORFLOW_FOR_PYTHON.get(declared.python) if declared.python else None
+    python = f"Python {declared.python[0]}.{declared.python[1]} in {declared.python_source}" if cap else ""
     if declared.tensorflow is not None:
         admitted = _admitted(declared.tensorflow, _TF_RELEASES)
+        capped = [release for release in admitted if cap is not None and release <= cap]
+        if capped and capped != admitted:
+            # (what pip installs on that Python: the newest release it has wheels for)
+            admitted, declared = capped, replace(declared, tensorflow=declared.tensorflow or f"<={cap[0]}.{cap[1]}")
+            source = python if source == declared.python_source else f"{source}, {python}"
         fitting = admitted
         if evidence is not None and evidence.tensorflow is not None:  # written for TensorFlow 1.x
             fitting = [release for release in admitted if release[0] == 1]
@@ -436,6 +480,9 @@ def _from_declaration(declared: _Declared, evidence: Target | None) -> Target:
         elif declared.keras:
             keras = admitted_keras[-1][0] if admitted_keras else None
             keras = keras if keras in (2, 3) else 2
+        elif cap is not None:
+            keras = 2  # (Keras 3 needs Python 3.9)
+            source = source if python in source else f"{source}, {python}"
         elif tensorflow is None:
             keras = 3  # `keras` unpinned: today's Keras
         if declared.tensorflow is None and declared.keras and admitted_keras:
@@ -472,6 +519,10 @@ _TF1_API = _Lazy(
     r"RMSPropOptimizer)|read_file|image\.resize_images|layers\.(?:dense|conv2d)|logging\.(?:info|set_verbosity)|"
     r"gfile\.\w+|app\.flags|get_default_graph|set_random_seed|to_float|to_int32)|"
     r"from\s+tensorflow\.contrib|import\s+tensorflow\.contrib)\b|\.make_(?:one_shot|initializable)_iterator\(")
+# `tf` bound to TensorFlow 2's `tf.compat.v1` (which TensorFlow 1.13 on has too): its TF1 names
+# say nothing of the release.
+_TF_IS_COMPAT_V1 = _Lazy(r"(?m)^\s*(?:import\s+tensorflow\.compat\.v1\s+as\s+tf|"
+                         r"from\s+tensorflow\.compat\s+import\s+v1\s+as\s+tf|tf\s*=\s*tf\.compat\.v1)\b")
 # Keras 2 only: the training methods' generator variants and worker arguments, and module paths
 # Keras 3 removed (`keras.layers.convolutional`, `tensorflow.python.keras`, `keras.engine`...).
 #: Private methods of Keras 2's OptimizerV2, gone from TensorFlow 2.11's optimizers (PL404).
@@ -487,6 +538,8 @@ _WORKER_ARGUMENTS = ("workers", "use_multiprocessing", "max_queue_size")
 _OPTIMIZERS = ("Adam", "SGD", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam", "Ftrl")
 _KERAS2_API = _Lazy(
     r"(?m)^\s*(?:from|import)\s+(?:" + "|".join(map(re.escape, _KERAS2_MODULES)) + r")\b|"
+    # (a layer class read through one of those modules: `keras.layers.normalization.BatchNormalization`)
+    r"(?<![\w.])keras\.layers\.(?:convolutional|core|pooling|advanced_activations|recurrent|normalization)\.[A-Z]|"
     r"\.(?:" + "|".join(_TRAINING_METHODS) + r")_generator\s*\(|"
     r"\.(?:" + "|".join(_TRAINING_METHODS) + r")\s*\((?:[^()]|\([^()]*\))*\b(?:" + "|".join(_WORKER_ARGUMENTS) + r")\s*=|"
     # `Adam(lr=...)`: the optimizers from TensorFlow 2.11 on (and Keras 3) refuse `lr`
@@ -529,6 +582,9 @@ def api_evidence(text: str) -> str:
     "keras2 <name>" (Keras 2: `fit_generator`, `fit(workers=...)`), or ""."""
     # Substring tests first: most modules hold none of these, and the patterns cost more.
     tf1 = _TF1_API.search(text) if ("tf." in text or "tensorflow.contrib" in text or "_iterator(" in text) else None
+    if tf1 is not None and tf1.group(0).startswith("tf.") and _TF_IS_COMPAT_V1.search(text):
+        # (`import tensorflow.compat.v1 as tf`: `tf.Session` is TensorFlow 2's compat API)
+        tf1 = next((found for found in _TF1_API.finditer(text) if not found.group(0).startswith("tf.")), None)
     if tf1 is not None:
         name = tf1.group(0).replace("from ", "").replace("import ", "").strip().lstrip(".").rstrip("(")
         return f"1.x `{name}`"
@@ -542,6 +598,8 @@ def api_evidence(text: str) -> str:
         found = keras2.group(0).strip()
         if found.startswith(("from ", "import ")):
             return "keras2 `" + found.split()[1] + "`"
+        if found.startswith("keras.layers."):
+            return "keras2 `" + found.rsplit(".", 1)[0] + "`"
         call = found.lstrip(".").split("(")[0].strip()
         if found.rstrip().endswith("lr =") or found.rstrip().endswith("lr="):
             return f"keras2 `{call}(lr=...)`"

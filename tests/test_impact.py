@@ -707,3 +707,24 @@ def test_speed_findings_of_a_notebook_whose_outputs_show_a_small_dataset_are_min
         path = _notebook_printing(tmp_path, printed)
         assert {d.code: d.impact for d in check_paths([path], select=["PL403", "PL106"])} == {
             "PL403": Impact.SPEED, "PL106": Impact.SPEED}, printed
+
+
+
+def test_a_generator_whose_written_epoch_loads_few_images_is_minor_speed(tmp_path):
+    """Pool 2042: `fit(gen, steps_per_epoch=40)` over batches of 4 loads 160 images an epoch (a
+    reader: "tiny"); 400 steps of the default 32 load 12,800, and an epoch not written is no
+    evidence."""
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        from keras.preprocessing.image import ImageDataGenerator
+        few = ImageDataGenerator(rotation_range=10).flow_from_directory("data/train", batch_size=4)
+        many = ImageDataGenerator(rotation_range=10).flow_from_directory("data/train")
+        unwritten = ImageDataGenerator(rotation_range=10).flow_from_directory("data/train", batch_size=4)
+        model.fit(few, steps_per_epoch=40, epochs=5)
+        model.fit(many, steps_per_epoch=400, epochs=5)
+        model.fit(unwritten, epochs=5)
+        print(model)
+    """).lstrip("\n"))
+    found = {d.line: d for d in check_paths([tmp_path], select=["PL403"])}
+    assert {line: d.impact for line, d in found.items()} == {
+        2: Impact.MINOR_SPEED, 3: Impact.SPEED, 4: Impact.SPEED}
+    assert found[2].message.endswith("(minor here: an epoch of training loads 160 images)")

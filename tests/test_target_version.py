@@ -56,6 +56,14 @@ def _target(tmp_path: Path, declaring: dict[str, str], module: str = "train.py",
     # (pool 2041: shields.io badges)
     ({"README.md": "![TensorFlow](https://img.shields.io/badge/TensorFlow-2.5-orange?style=for-the-badge)\n"},
      (2, 5), 2, "README.md"),
+    # (pool 2042: the Python a folder runs caps the TensorFlow pip installs there; Keras 3 needs 3.9)
+    ({"requirements.txt": "tensorflow\nkeras\n", "Dockerfile": "FROM python:3.6\nRUN pip install -r requirements.txt\n"},
+     (2, 6), 2, "requirements.txt, Python 3.6 in Dockerfile"),
+    ({"runtime.txt": "python-3.7.12\n"}, (2, 11), 2, "Python 3.7 in runtime.txt"),
+    ({"requirements.txt": "tensorflow>=2.5\n", "environment.yml": "dependencies:\n  - python=3.8\n"},
+     (2, 13), 2, "requirements.txt, Python 3.8 in environment.yml"),
+    ({"requirements.txt": "tensorflow==2.4.1\n", "Dockerfile": "FROM python:3.7-slim\n"}, (2, 4), 2, "requirements.txt"),
+    ({"requirements.txt": "tensorflow\n", "Dockerfile": "FROM python:3.11\n"}, (2, 21), 3, "requirements.txt"),
 ])
 def test_inferred_from_each_kind_of_declaration(tmp_path, declaring, tensorflow, keras, source):
     target = _target(tmp_path, declaring)
@@ -483,7 +491,7 @@ def test_keras_1_arguments_mean_standalone_keras_before_tensorflow_2_3(tmp_path)
     root = _project(tmp_path, {"train.py": """
         from keras.preprocessing.image import ImageDataGenerator
         gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
-        model.fit_generator(gen, samples_per_epoch=2000, nb_epoch=50)
+        model.fit_generator(gen, samples_per_epoch=20000, nb_epoch=50)
         """})
     target = target_for(root / "train.py", (root / "train.py").read_text())
     assert target.describe_tensorflow() == "TensorFlow before 2.3 (`samples_per_epoch` in this module)"
@@ -638,3 +646,17 @@ def test_autotune_is_spelled_as_the_target_spells_it(tmp_path, pin, spelling):
     found = {d.code: d for d in check_paths([root], select=["PL101", "PL103"])}
     assert f"pass `num_parallel_calls={spelling}`" in found["PL101"].message
     assert f"`.prefetch({spelling})`" in found["PL103"].message
+
+
+def test_tf1_names_through_tensorflow_2s_compat_v1_and_keras_2_layer_modules_read_as_attributes():
+    """Pool 2042: `import tensorflow.compat.v1 as tf` makes `tf.InteractiveSession` TensorFlow 2's
+    compat API (no evidence of 1.x, beside a `tensorflow==2.9.3` pin); a layer class read through
+    a Keras 2 module (`keras.layers.normalization.BatchNormalization`) is Keras 2 evidence, as the
+    module's import is."""
+    assert api_evidence("import tensorflow.compat.v1 as tf\ns = tf.InteractiveSession()\n") == ""
+    assert api_evidence("import tensorflow as tf\ns = tf.InteractiveSession()\n") == "1.x `tf.InteractiveSession`"
+    assert api_evidence("import tensorflow.compat.v1 as tf\nfrom tensorflow.contrib import slim\n") == \
+        "1.x `tensorflow.contrib`"
+    assert api_evidence("import keras\nok = isinstance(layer, keras.layers.normalization.BatchNormalization)\n") == \
+        "keras2 `keras.layers.normalization`"
+    assert api_evidence("import keras\nlayer = keras.layers.BatchNormalization()\n") == ""

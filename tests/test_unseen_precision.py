@@ -5,6 +5,8 @@ callers, a snippet pasted without its imports, TF 1.x iterators, a project's own
 and what a real project's layout did to the project pass."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from pipelint.api import check_paths
 from tests.test_reach_unseen import _found, _project
 
@@ -1258,3 +1260,64 @@ def test_what_follows_a_keras_name_the_script_forgot_to_import_never_runs(tmp_pa
         "star.py": script.replace("import Dense\n", "import *\n"),
     })
     assert _found(root, "PL403") == [("imported.py", 4, "PL403"), ("star.py", 3, "PL403")]
+
+
+
+# --- From the first contact of pool 2042 (not fresh afterwards) ---------------------------------
+
+def test_pool_2042_generators_that_never_load_a_training_batch(tmp_path):
+    """A flow pulled nine times to plot (`for i in range(9): it.next()`), a branch on a count the
+    script fixes (`ADBD = 0`, `if ADBD > 0:`), and `preprocessing_function=None` (no augmentation).
+    The same shapes that do train are reported: a loop that trains on what it pulls, a count that
+    changes (`ADBD += 1`)."""
+    root = _project(tmp_path, {"looks.py": """
+        import matplotlib.pyplot as plt
+        from keras.preprocessing.image import ImageDataGenerator
+        it = ImageDataGenerator(rotation_range=10).flow(samples, batch_size=1)
+        for i in range(9):
+            batch = it.next()
+            plt.imshow(batch[0])
+        trained = ImageDataGenerator(rotation_range=10).flow(x, y, batch_size=8)
+        for step in range(9):
+            model.train_on_batch(*next(trained))
+        plt.show()
+    """, "fixed.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        ADBD = 0
+        datagen = ImageDataGenerator(rotation_range=10)
+        if ADBD > 0:
+            model.fit(datagen.flow(x, y), epochs=3)
+        model.fit(x, y)
+    """, "counted.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        ADBD = 0
+        ADBD += 1
+        datagen = ImageDataGenerator(rotation_range=10)
+        if ADBD > 0:
+            model.fit(datagen.flow(x, y), epochs=3)
+        model.fit(x, y)
+    """, "scales.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        gen = ImageDataGenerator(rescale=1. / 255, preprocessing_function=None).flow(x, y)
+        model.fit(gen, epochs=3)
+    """})
+    found = check_paths([root], select=["PL403"])
+    assert sorted((Path(d.path).name, d.line) for d in found if d.impact.value == "speed") == [
+        ("counted.py", 4), ("looks.py", 7)]
+    (scales,) = [d.message for d in found if Path(d.path).name == "scales.py"]
+    assert "`ImageDataGenerator` is deprecated and loads in Python" in scales and "Random" not in scales
+
+
+def test_pool_2042_validation_flow_whose_steps_are_its_length_is_validation_only(tmp_path):
+    """`validation_steps=len(validation_generator)` reads the flow's length, no batch: the flow is
+    only validated on, minor speed."""
+    root = _project(tmp_path, {"train.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        train = ImageDataGenerator(rotation_range=10).flow_from_directory("data/train")
+        valid = ImageDataGenerator(rotation_range=10).flow_from_directory("data/valid")
+        history = model.fit_generator(train, steps_per_epoch=len(train), epochs=3,
+                                      validation_data=valid, validation_steps=len(valid))
+        print(history)
+    """})
+    assert sorted((d.line, d.impact.value) for d in check_paths([root], select=["PL403"])) == [
+        (2, "speed"), (3, "minor-speed")]

@@ -10,7 +10,8 @@ from pipelint.model.catalogue import (
     COMBINER_OPS,
     BATCH_METHODS, DATASET_CONSTRUCTORS, DATASET_METHODS, DATASET_TRIGGERS, ELEMENTWISE_CALLS,
     ENDLESS_SOURCES, EPOCHS_ARGUMENT_SOURCES, FILE_NAME_SOURCES, FILE_ORDER_SHUFFLES, FILE_SOURCES, IN_MEMORY_SOURCES,
-    KERAS_DATASET_HELPERS, PASS_THROUGH_METHODS, PY_FUNCTION_NAMES, TFDATA_ONLY_METHODS, TRAINING_METHODS, canonical,
+    KERAS_DATASET_HELPERS, PASS_THROUGH_METHODS, PY_FUNCTION_NAMES, SMALL_DATA_IMAGES, TFDATA_ONLY_METHODS,
+    TRAINING_METHODS, canonical,
     is_model_bound_optimizer, is_pydataset_base, is_random_name, turned_off_by,
 )
 from pipelint.model.imports import ImportTable
@@ -28,6 +29,7 @@ __all__ = [
     "BATCH_METHODS", "DATASET_CONSTRUCTORS", "DATASET_METHODS", "DATASET_TRIGGERS",
     "ELEMENTWISE_CALLS", "ENDLESS_SOURCES", "EPOCHS_ARGUMENT_SOURCES", "FILE_NAME_SOURCES", "FILE_ORDER_SHUFFLES",
     "FILE_SOURCES", "FUNCTION_SITE_OPS", "IN_MEMORY_SOURCES", "KERAS_DATASET_HELPERS", "PASS_THROUGH_METHODS", "PY_FUNCTION_NAMES",
+    "SMALL_DATA_IMAGES",
     "LOOKS", "NOT_TRAINING", "ONLY_EVALUATION", "TFDATA_ONLY_METHODS", "TRAINING_METHODS", "CallSite", "Collection", "CompileSite", "Consumer",
     "DatasetPath", "DatasetValue", "FunctionFacts", "ImportTable", "ObjectValue", "Op", "OpSite",
     "Origin", "PipelineModel", "SHARD_HINT", "ServiceHandOff", "SourceOrder", "constant_int", "batch_states", "canonical", "dotted", "find_arg", "is_false",

@@ -36,7 +36,7 @@ _TF1_TRAINING = re.compile(r"\.minimize\s*\(|\bgradients\s*\(|apply_gradients\s*
 _TF1_MANY_READS = re.compile(r"\bwhile\b|\bfor\b(?!\s+\w+\s+in\s+range\(\s*\d\s*\))")
 
 # Builtins that read what a dataset says of itself, not its elements.
-_DESCRIBING_BUILTINS = frozenset({"print", "type", "repr", "str", "len", "id", "isinstance"})
+DESCRIBING_BUILTINS = frozenset({"print", "type", "repr", "str", "len", "id", "isinstance"})
 
 
 class Expressions(InterpreterState):
@@ -290,7 +290,7 @@ class Expressions(InterpreterState):
             if isinstance(bound_class, ClassRef):
                 # `optimizer_class(lr)` with `optimizer_class = tf.keras.optimizers.Adam`
                 return self._constructor_value(call, bound_class.kind, frame, arg_values)
-            if name in _DESCRIBING_BUILTINS and name not in frame.env:
+            if name in DESCRIBING_BUILTINS and name not in frame.env:
                 # `print(ds)`, `len(ds)`: the dataset's description or size, no element read
                 for arg, value in zip(call.args, arg_values):
                     for dataset in datasets_in(value):

@@ -13,6 +13,7 @@ what keeps pandas `.map`, Spark `.cache()` and a user's own `Batcher.batch()` si
 """
 from __future__ import annotations
 
+import ast
 import io
 import keyword
 import os
@@ -26,6 +27,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from pipelint.model.catalogue import DATASET_METHODS, DECODING_SOURCES, canonical
 from pipelint.model.datasets import TRAINS_SOMEWHERE
+from pipelint.model.expressions import DESCRIBING_BUILTINS
 from pipelint.model.functions import switched_off_by_arguments, calls_in
 from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
@@ -33,7 +35,7 @@ from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
 from pipelint.model.syntax import (all_params, ancestors, block_body, find_arg, is_bool, is_false, literal_int, nodes_of,
-                                   runs_once)
+                                   runs_once, statements_in_order)
 from pipelint.model.unreachable import NeverReached, never_reached
 from pipelint.target import Target
 from pipelint.model.values import (
@@ -154,6 +156,33 @@ _EVALUATING_METHODS = frozenset({"evaluate", "evaluate_generator", "predict", "p
                                  "predict_on_batch", "test_on_batch"})
 # Builtins that read one item of their argument, or only describe it: `next(gen)`, `type(gen)`.
 _LOOKING_CALLS = frozenset({"next", "type", "len", "print", "repr", "id"})
+
+
+# `if ADBD > 0:`: a test of a name against an integer, which the module may fix.
+_COMPARED_FLAG = re.compile(r"\bif\s+\w+\s*(?:[<>]=?|==|!=)\s*-?\d")
+_INT_COMPARISONS = {cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
+                    cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
+                    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b}
+# A loop of at most this many rounds pulls a handful of batches to look at, not to train on.
+_FEW_PULLS = 16
+# Calls that train, in a loop's body: its batches are trained on, however few.
+_TRAINING_CALLS = frozenset({"fit", "fit_generator", "train_on_batch", "train_step", "apply_gradients", "minimize",
+                             "run", "gradient", "backward", "step"})
+
+
+def _literal_range_length(iterable: cst.BaseExpression) -> int | None:
+    """How many rounds `range(k)` or `range(a, b)` with literal bounds runs (None: not such)."""
+    if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range"
+            and 1 <= len(iterable.args) <= 2 and all(a.keyword is None for a in iterable.args)):
+        return None
+    bounds = [literal_int(a.value) for a in iterable.args]
+    if None in bounds:
+        return None
+    return bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0]
+
+
+def _callee_name(func: cst.Name | cst.Attribute) -> str:
+    return func.value if isinstance(func, cst.Name) else func.attr.value
 
 
 def _describes(following: list[str]) -> bool:
@@ -290,9 +319,11 @@ class PipelineModel(KerasQueries):
         self._name_bindings: dict[str, list[int]] = {}
         self._dead_calls: set[int] | None = None  # ids of the calls under `if False:` or after a NameError
         self._unreached: NeverReached | None = None
+        self._dead_ifs: list[cst.CSTNode] | None = None
         self._name_counts: dict[str, int] | None = None
         self._token_list: list[tokenize.TokenInfo] | None | bool = False  # False: not read yet
         self._once: Counter[str] | None = None
+        self._few: Counter[str] | None = None
         self._listed: Counter[str] | None = None
         self._feeds: dict[str, list[str]] | None = None
         self._assigns: list[cst.Assign] | None = None
@@ -637,6 +668,28 @@ class PipelineModel(KerasQueries):
         handed = self._flows_handed(flows)
         return bool(handed) and all(self._evaluates(site, arg) or self._validates_on(site, arg) for site, arg in handed)
 
+    def images_per_epoch(self, flows: list[cst.Call]) -> int | None:
+        """The images an epoch of training loads from these flows, where every training call
+        handed one writes its epoch's length (`steps_per_epoch=40` times the flow's `batch_size`,
+        32 unless written; Keras 1's `samples_per_epoch`); None where any call does not."""
+        batches = {self._bound_name(flow): self._int_value(size.value) if (size := find_arg(flow, "batch_size")) else 32
+                   for flow in flows}
+        total = None
+        for site, arg in self._flows_handed(flows):
+            func = site.call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in ("fit", "fit_generator")) \
+                    or arg.keyword is not None and arg.keyword.value not in ("x", "generator"):
+                continue  # (validation data, an evaluation: no training epoch's)
+            keywords = {a.keyword.value: a.value for a in site.call.args if a.keyword is not None}
+            samples = self._int_value(keywords["samples_per_epoch"]) if "samples_per_epoch" in keywords else None
+            steps = self._int_value(keywords["steps_per_epoch"]) if "steps_per_epoch" in keywords else None
+            batch = batches.get(arg.value.value) if isinstance(arg.value, cst.Name) else None
+            loaded = samples if samples is not None else steps * batch if steps is not None and batch else None
+            if loaded is None:
+                return None
+            total = (total or 0) + loaded
+        return total
+
     def _flows_handed(self, flows: list[cst.Call]) -> list[tuple[CallSite, cst.Arg]]:
         """Each call the flows' bound names are handed to as an argument, where every flow is
         bound to a plain name and each mention that may load its data is such an argument
@@ -645,7 +698,11 @@ class PipelineModel(KerasQueries):
         if not flows or None in names:
             return []
         handed = self._handed_as_arguments(names)
-        return handed if len(handed) == sum(self._uses(name) for name in names) else []
+        if len(handed) != sum(self._uses(name) for name in names):
+            return []
+        # (`validation_steps=len(val_flow)`: its length, no batch loaded)
+        return [(site, arg) for site, arg in handed
+                if not (isinstance(site.call.func, cst.Name) and site.call.func.value in DESCRIBING_BUILTINS)]
 
     def _uses(self, name: str) -> int:
         """How many of `name`'s mentions may load its data: all but the reads of what a Keras
@@ -738,6 +795,7 @@ class PipelineModel(KerasQueries):
         # `pairs = my_generator(images, masks)`, a generator function that yields from what it is
         # given: the flows feed whatever reads `pairs` (`next(pairs)` once: a look)
         fed = list(self._fed_to_generators().get(name, ())) if indirection < 2 else []
+        few = Counter(self._pulled_a_few_times())  # `for i in range(9): plot(next(gen))`
         for previous, following, _, depth in mentions:
             if previous == "in" and following[:1] == [":"] and once:
                 once -= 1
@@ -753,11 +811,35 @@ class PipelineModel(KerasQueries):
                 or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"] \
                 or _describes(following)
             # One `next(gen)` (or `gen[0]`, one batch) where it was made is a look; pulled in a loop
-            # below it, batches are produced for real (augmented copies written to disk).
+            # below it, batches are produced for real (augmented copies written to disk), unless
+            # the loop runs a few times and trains nothing (`for i in range(9): plot(next(gen))`).
             if looks and depth <= self._binding_depth(name):
+                continue
+            if looks and few[name] > 0:
+                few[name] -= 1
                 continue
             return False
         return True
+
+    def _pulled_a_few_times(self) -> Counter[str]:
+        """Per name, its `next(name)`/`name.next()` calls inside a `for ... in range(k)` loop of at
+        most `_FEW_PULLS` rounds whose body trains nothing: a handful of batches, looked at."""
+        if self._few is None:
+            self._few = Counter()
+            for loop in nodes_of(self.module, cst.For) if "range(" in self.source else ():
+                rounds = _literal_range_length(loop.iter)
+                if rounds is None or rounds > _FEW_PULLS or any(
+                        isinstance(call.func, (cst.Name, cst.Attribute)) and _callee_name(call.func) in _TRAINING_CALLS
+                        for call in nodes_of(loop.body, cst.Call)):
+                    continue
+                for call in nodes_of(loop.body, cst.Call):
+                    func = call.func
+                    if isinstance(func, cst.Name) and func.value == "next" and call.args \
+                            and isinstance(call.args[0].value, cst.Name):
+                        self._few[call.args[0].value.value] += 1
+                    elif isinstance(func, cst.Attribute) and func.attr.value == "next" and isinstance(func.value, cst.Name):
+                        self._few[func.value.value] += 1
+        return self._few
 
     def _fed_to_generators(self) -> dict[str, list[str]]:
         """Per name, the names bound to a generator function's result that it is handed to
@@ -841,9 +923,47 @@ class PipelineModel(KerasQueries):
         mention in code no run reaches (after a NameError) is none."""
         if self._name_mentions is None:
             every = self._tokens()
-            self._name_mentions, self._name_bindings = _name_mentions(every, self._never_reached().lines) \
+            self._name_mentions, self._name_bindings = _name_mentions(every, self._dead_lines()) \
                 if every is not None else ({}, {})
         return self._name_mentions
+
+    def _dead_branches(self) -> list[cst.CSTNode]:
+        """The branches of `if FLAG:` tests the module fixes (`_flag_truth`): the body where the
+        flag is false, the `else` where it is true (`if not data_augmentation: fit(arrays) else:
+        <the generator>`)."""
+        if self._dead_ifs is None:
+            self._dead_ifs = []
+            if "False" in self.source or "True" in self.source or _COMPARED_FLAG.search(self.source):
+                for node in nodes_of(self.module, cst.If):
+                    truth = self._flag_truth(node.test, node)
+                    if truth is False:
+                        self._dead_ifs.append(node.body)
+                    elif truth is True and node.orelse is not None:
+                        self._dead_ifs.append(node.orelse)
+        return self._dead_ifs
+
+    def _dead_lines(self) -> frozenset[int]:
+        """The source lines no run reaches: after a NameError (`unreachable`), and those of the
+        dead branches, placed by CPython's `ast` (its `If` nodes in source order are libcst's)."""
+        lines = self._never_reached().lines
+        branches = self._dead_branches()
+        if not branches:
+            return lines
+        try:
+            tree = ast.parse(self.source)
+        except (SyntaxError, ValueError, RecursionError):
+            return lines
+        ast_ifs = sorted((node for node in ast.walk(tree) if isinstance(node, ast.If)),
+                         key=lambda node: (node.lineno, node.col_offset))
+        cst_ifs = statements_in_order(self.module, cst.If)
+        if len(ast_ifs) != len(cst_ifs):
+            return lines
+        dead = set(lines)
+        for cst_if, ast_if in zip(cst_ifs, ast_ifs):
+            for branch, statements in ((cst_if.body, ast_if.body), (cst_if.orelse, ast_if.orelse)):
+                if statements and any(branch is dead_branch for dead_branch in branches):
+                    dead.update(range(statements[0].lineno, (statements[-1].end_lineno or 0) + 1))
+        return frozenset(dead)
 
     def _never_reached(self) -> NeverReached:
         if self._unreached is None:
@@ -861,15 +981,7 @@ class PipelineModel(KerasQueries):
         (it reads a name nothing binds: `unreachable`)?"""
         if self._dead_calls is None:
             # (once per module, with the fast walker: every rule's `dropped` asks it)
-            self._dead_calls = set()
-            if "False" in self.source or "True" in self.source:
-                for node in nodes_of(self.module, cst.If):
-                    truth = self._flag_truth(node.test, node)
-                    if truth is False:
-                        self._dead_calls.update(id(inner) for inner in nodes_of(node.body, cst.Call))
-                    elif truth is True and node.orelse is not None:
-                        # (`if not data_augmentation: fit(arrays) else: <the generator>`)
-                        self._dead_calls.update(id(inner) for inner in nodes_of(node.orelse, cst.Call))
+            self._dead_calls = {id(inner) for branch in self._dead_branches() for inner in nodes_of(branch, cst.Call)}
             self._dead_calls |= self._never_reached().calls
             self._dead_calls |= self._switched_off_by_every_call()
         return id(call) in self._dead_calls
@@ -881,14 +993,31 @@ class PipelineModel(KerasQueries):
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             inner = self._flag_truth(test.expression, where)
             return None if inner is None else not inner
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+            # `if ADBD > 0:` where the module binds `ADBD = 0` once
+            target = test.comparisons[0]
+            bound, limit = self._flag_value(test.left.value, where), literal_int(target.comparator)
+            compare = _INT_COMPARISONS.get(type(target.operator))
+            return compare(bound, limit) if isinstance(bound, int) and limit is not None and compare else None
         if isinstance(test, cst.Name) and test.value not in ("True", "False"):
-            name, test = test.value, self.bound_once(test.value)
-            if is_bool(test) and any(
-                    isinstance(around, (cst.FunctionDef, cst.Lambda))
-                    and any(param.name.value == name for param in all_params(around.params))
-                    for around in ancestors(self.module, where) or ()):
-                return None  # (a parameter of that name decides it, call by call)
+            test = self._flag_value(test.value, where)
         return (test.value == "True") if is_bool(test) else None
+
+    def _flag_value(self, name: str, where: cst.If) -> cst.BaseExpression | int | None:
+        """What the module binds `name` to once (a literal `True`/`False`, or an integer), where no
+        function around `where` takes a parameter of that name (which decides it call by call)."""
+        value = self.bound_once(name)
+        number = literal_int(value) if value is not None else None
+        if not is_bool(value) and number is None:
+            return None
+        if number is not None and re.search(rf"\b{name}\s*(?://|\*\*|<<|>>|[-+*/%|&^@])=|\bglobal\b[^\n]*\b{name}\b|"
+                                            rf"\bfor\b[^\n]*\b{name}\b[^\n]*\bin\b", self.source):
+            return None  # (`ADBD += 1`, a loop or a function rebinding it: not fixed)
+        if any(isinstance(around, (cst.FunctionDef, cst.Lambda))
+               and any(param.name.value == name for param in all_params(around.params))
+               for around in ancestors(self.module, where) or ()):
+            return None
+        return value if number is None else number
 
     def _switched_off_by_every_call(self) -> set[int]:
         """The ids of the calls in `if flag:` blocks of a function of this module that every call

@@ -178,6 +178,26 @@ def nodes_of(tree: cst.CSTNode, kind: type, prune: type | None = None) -> list:
     return found
 
 
+def statements_in_order(tree: cst.CSTNode, kind: type) -> list:
+    """Every statement of type `kind` in `tree`, in source order (a compound statement's fields
+    come in the order its parts are written: an `if`'s test, body, `else`)."""
+    found = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is kind:
+            found.append(node)
+        children = []
+        for name in _code_fields(type(node)):
+            child = getattr(node, name)
+            if isinstance(child, cst.CSTNode):
+                children.append(child)
+            elif isinstance(child, (list, tuple)):
+                children.extend(item for item in child if isinstance(item, cst.CSTNode))
+        stack.extend(reversed(children))
+    return found
+
+
 def runs_once(loop: cst.For) -> bool:
     """Does the loop's body end in a `break` that nothing in the body can skip (no `continue`)?
     Then it reads one element."""

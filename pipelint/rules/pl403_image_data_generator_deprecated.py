@@ -3,7 +3,8 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Impact
-from pipelint.model.syntax import ancestors, find_arg, is_false, nodes_of
+from pipelint.model import SMALL_DATA_IMAGES
+from pipelint.model.syntax import ancestors, find_arg, is_false, is_none, nodes_of
 from pipelint.model.values import ObjectValue
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -60,12 +61,13 @@ _SCALING = frozenset({"rescale", "preprocessing_function", "featurewise_center",
 
 def _scales(construction: cst.Call) -> bool:
     return any(arg.keyword is not None and arg.keyword.value in _SCALING and not is_false(arg.value)
-               for arg in construction.args)
+               and not is_none(arg.value) for arg in construction.args)
 
 
 def _augments(model, construction: cst.Call) -> bool:
     for arg in construction.args:
         if arg.keyword is not None and arg.keyword.value in _AUGMENTING and not is_false(arg.value) \
+                and not is_none(arg.value) \
                 and not (isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0) \
                 and not (arg.keyword.value == "preprocessing_function" and _fixed_preprocessing(model, arg.value)):
             return True
@@ -299,7 +301,8 @@ whose batches are only the `validation_data` of a `fit` (or are that and evaluat
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
 the training generator's finding says what to change for both; and one pulled by `next()` in a module that
 predicts and trains nothing (test-time augmentation); and, in a notebook whose saved outputs show Keras
-found fewer than 2,500 images, any of them (an epoch's loading takes seconds). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
+found fewer than 2,500 images, any of them (an epoch's loading takes seconds), and likewise one whose
+training calls write an epoch of fewer (`steps_per_epoch=40` of batches of 4). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
 not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
@@ -433,7 +436,10 @@ No automatic fix.
             # (or pulled by `next()` in a module that predicts and trains nothing: test-time augmentation)
             minor = ctx.model.off_training_flows(flows) or (
                 _pulled_by_next(ctx.model, flows) and ctx.model.runs_a_model() and not ctx.model.trains_somewhere())
-            impact = None if not serial_work else Impact.MINOR_SPEED if minor else Impact.SPEED
+            # (`steps_per_epoch=40` of batches of 4: an epoch loads 160 images, seconds of work)
+            per_epoch = ctx.model.images_per_epoch(flows) if serial_work and not minor else None
+            small = per_epoch is not None and per_epoch < SMALL_DATA_IMAGES
+            impact = None if not serial_work else Impact.MINOR_SPEED if minor or small else Impact.SPEED
             # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
             # 2.11-2.15 API docs); on an older target it is the current API, and says so.
             deprecated = "is deprecated and " if target.is_from((2, 11)) else ""
@@ -442,7 +448,8 @@ No automatic fix.
                              _scales(site.call), _pulled_by_own_loop(ctx.model, flows))
             if _yielded_by_generator_function(ctx.model, flows):
                 advice = _thread_safe(advice)
+            epoch = f" (minor here: an epoch of training loads {per_epoch:,} images)" if small else ""
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
-                       f"{advice}",
+                       f"{advice}{epoch}",
                        impact=impact)
