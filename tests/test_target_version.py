@@ -458,7 +458,7 @@ def test_under_an_old_keras_pin_the_rules_read_an_old_tensorflow(tmp_path):
 
         files = tf.data.Dataset.list_files("data/*.jpg").map(parse).shuffle(100).batch(32)
         gen = ImageDataGenerator(rotation_range=20).flow_from_directory("data/train")
-        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        model.fit_generator(gen, steps_per_epoch=1000, epochs=10)
         model.fit(files, epochs=10)
         """})
     messages = {d.code: d.message for d in check_paths([root], select=["PL101", "PL103", "PL403"])}
@@ -504,7 +504,7 @@ def test_before_tf_data_the_advice_is_workers_alone(tmp_path):
                                "train.py": """
         from keras.preprocessing.image import ImageDataGenerator
         gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
-        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        model.fit_generator(gen, steps_per_epoch=1000, epochs=10)
         """})
     (message,) = [d.message for d in check_paths([root], select=["PL403"])]
     assert message.endswith("on TensorFlow 1.0 (requirements.txt) load batches in parallel with "
@@ -518,7 +518,7 @@ def test_standalone_keras_2_of_an_unnamed_release_is_told_of_fit_generator_worke
         from keras.layers.convolutional import Conv2D
         from keras.preprocessing.image import ImageDataGenerator
         gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
-        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        model.fit_generator(gen, steps_per_epoch=1000, epochs=10)
         """})
     (message,) = [d.message for d in check_paths([root], select=["PL403"])]
     assert message.endswith("; or, on Keras 2, load batches in parallel with `fit_generator(..., workers=N)` "
@@ -534,7 +534,7 @@ def test_names_only_old_keras_engine_exported_mark_keras_before_2_3(tmp_path, ol
     root = _project(tmp_path, {"train.py": "\n        " + old_import + """
         from keras.preprocessing.image import ImageDataGenerator
         gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory("data/train")
-        model.fit_generator(gen, steps_per_epoch=100, epochs=10)
+        model.fit_generator(gen, steps_per_epoch=1000, epochs=10)
         """})
     (message,) = [d.message for d in check_paths([root], select=["PL403"])]
     assert message.endswith("load batches in parallel with `fit_generator(..., workers=N)`")
@@ -552,7 +552,7 @@ def test_a_notebook_whose_outputs_show_old_keras_banner_is_read_as_keras_before_
     cells = [{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": [
                   "from keras.preprocessing.image import ImageDataGenerator\n",
                   "gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory('data/train')\n",
-                  "model.fit_generator(gen, steps_per_epoch=100, epochs=10)\n"],
+                  "model.fit_generator(gen, steps_per_epoch=1000, epochs=10)\n"],
               "outputs": [{"name": "stderr", "output_type": "stream", "text": ["Using TensorFlow backend.\n"]}]}]
     notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
     (tmp_path / "train.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
@@ -599,7 +599,7 @@ def test_a_notebook_whose_training_log_says_acc_of_accuracy_is_read_as_keras_bef
         source = ["from keras.preprocessing.image import ImageDataGenerator\n",
                   "gen = ImageDataGenerator(zoom_range=0.2).flow_from_directory('data/train')\n",
                   f"model.compile('adam', 'categorical_crossentropy', metrics=['{metric}'])\n",
-                  "model.fit_generator(gen, steps_per_epoch=100, epochs=10)\n"]
+                  "model.fit_generator(gen, steps_per_epoch=1000, epochs=10)\n"]
         log = ["Epoch 1/10\n", "100/100 [==============================] - 31s - loss: 0.61 - acc: 0.71\n"]
         return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "execution_count": 1, "source": source,
                                       "outputs": [{"name": "stdout", "output_type": "stream", "text": log}]}],

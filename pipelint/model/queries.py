@@ -668,10 +668,10 @@ class PipelineModel(KerasQueries):
         handed = self._flows_handed(flows)
         return bool(handed) and all(self._evaluates(site, arg) or self._validates_on(site, arg) for site, arg in handed)
 
-    def images_per_epoch(self, flows: list[cst.Call]) -> int | None:
-        """The images an epoch of training loads from these flows, where every training call
-        handed one writes its epoch's length (`steps_per_epoch=40` times the flow's `batch_size`,
-        32 unless written; Keras 1's `samples_per_epoch`); None where any call does not."""
+    def images_per_run(self, flows: list[cst.Call]) -> int | None:
+        """The images the training calls handed these flows load over the run, where each writes
+        its length: `steps_per_epoch` times the flow's `batch_size` (32 unless written), or Keras 1's
+        `samples_per_epoch`, times `epochs` (`nb_epoch`; 1 unless written); None where any does not."""
         batches = {self._bound_name(flow): self._int_value(size.value) if (size := find_arg(flow, "batch_size")) else 32
                    for flow in flows}
         total = None
@@ -681,13 +681,16 @@ class PipelineModel(KerasQueries):
                     or arg.keyword is not None and arg.keyword.value not in ("x", "generator"):
                 continue  # (validation data, an evaluation: no training epoch's)
             keywords = {a.keyword.value: a.value for a in site.call.args if a.keyword is not None}
-            samples = self._int_value(keywords["samples_per_epoch"]) if "samples_per_epoch" in keywords else None
-            steps = self._int_value(keywords["steps_per_epoch"]) if "steps_per_epoch" in keywords else None
+            written = {name: self._int_value(keywords[name]) if name in keywords else None
+                       for name in ("samples_per_epoch", "steps_per_epoch", "epochs", "nb_epoch")}
             batch = batches.get(arg.value.value) if isinstance(arg.value, cst.Name) else None
-            loaded = samples if samples is not None else steps * batch if steps is not None and batch else None
-            if loaded is None:
+            steps = written["steps_per_epoch"]
+            per_epoch = written["samples_per_epoch"] if "samples_per_epoch" in keywords else \
+                steps * batch if steps is not None and batch else None
+            epochs = written["epochs"] if "epochs" in keywords else written["nb_epoch"] if "nb_epoch" in keywords else 1
+            if per_epoch is None or epochs is None:
                 return None
-            total = (total or 0) + loaded
+            total = (total or 0) + per_epoch * epochs
         return total
 
     def _flows_handed(self, flows: list[cst.Call]) -> list[tuple[CallSite, cst.Arg]]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from pipelint.diagnostics import Impact
-from pipelint.model import SMALL_DATA_IMAGES
+from pipelint.model import SMALL_RUN_IMAGES
 from pipelint.model.syntax import ancestors, find_arg, is_false, is_none, nodes_of
 from pipelint.model.values import ObjectValue
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
@@ -302,7 +302,8 @@ whose batches are only the `validation_data` of a `fit` (or are that and evaluat
 the training generator's finding says what to change for both; and one pulled by `next()` in a module that
 predicts and trains nothing (test-time augmentation); and, in a notebook whose saved outputs show Keras
 found fewer than 2,500 images, any of them (an epoch's loading takes seconds), and likewise one whose
-training calls write an epoch of fewer (`steps_per_epoch=40` of batches of 4). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
+training calls write a run of fewer than 50,000 images (`steps_per_epoch=40` of batches of 4 for 5
+epochs: 800). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
 not of random layers. The replacement named follows the target:
 the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.data pipeline before, and on
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
@@ -436,9 +437,9 @@ No automatic fix.
             # (or pulled by `next()` in a module that predicts and trains nothing: test-time augmentation)
             minor = ctx.model.off_training_flows(flows) or (
                 _pulled_by_next(ctx.model, flows) and ctx.model.runs_a_model() and not ctx.model.trains_somewhere())
-            # (`steps_per_epoch=40` of batches of 4: an epoch loads 160 images, seconds of work)
-            per_epoch = ctx.model.images_per_epoch(flows) if serial_work and not minor else None
-            small = per_epoch is not None and per_epoch < SMALL_DATA_IMAGES
+            # (`steps_per_epoch=40` of batches of 4 for 5 epochs: 800 images, seconds of work)
+            per_run = ctx.model.images_per_run(flows) if serial_work and not minor else None
+            small = per_run is not None and per_run < SMALL_RUN_IMAGES
             impact = None if not serial_work else Impact.MINOR_SPEED if minor or small else Impact.SPEED
             # TensorFlow's docs mark `tf.keras.preprocessing` deprecated from 2.11 on (checked in the
             # 2.11-2.15 API docs); on an older target it is the current API, and says so.
@@ -448,7 +449,7 @@ No automatic fix.
                              _scales(site.call), _pulled_by_own_loop(ctx.model, flows))
             if _yielded_by_generator_function(ctx.model, flows):
                 advice = _thread_safe(advice)
-            epoch = f" (minor here: an epoch of training loads {per_epoch:,} images)" if small else ""
+            epoch = f" (minor here: the training run loads {per_run:,} images)" if small else ""
             ctx.report(site.call.func,
                        f"`ImageDataGenerator` {deprecated}{work} in Python one batch at a time; "
                        f"{advice}{epoch}",
