@@ -42,7 +42,6 @@ _KERAS_NAMES = frozenset({
     "VGG16", "VGG19", "ResNet50", "MobileNetV2", "InceptionV3", "Xception", "DenseNet121", "EfficientNetB0"})
 _IMPORTS_KERAS = re.compile(r"^\s*(?:from\s+(?:tensorflow|keras)[\w.]*\s+import|import\s+(?:tensorflow|keras)\b)",
                             re.MULTILINE)
-_BARE_KERAS_NAME = re.compile(r"(?<![\w.])(" + "|".join(sorted(_KERAS_NAMES)) + r")\s*\(")
 
 
 @dataclass(frozen=True)
@@ -58,22 +57,22 @@ def never_reached(module: cst.Module, source: str) -> NeverReached:
     method of a top-level class), a simple statement reading a name the module never binds and
     surely meant to (bound in a commented-out line, or a Keras name in a module that imports from
     Keras). Nothing where the module may bind names out of sight."""
-    if _HIDDEN_BINDINGS.search(source):
-        return NeverReached()
     commented = _bound_in_comments(source)
-    # (a cheap text look first: most modules call no Keras name they could have forgotten)
-    called = {match.group(1) for match in _BARE_KERAS_NAME.finditer(source)} if _IMPORTS_KERAS.search(source) \
-        else set()
-    called = {name for name in called if not re.search(
-        rf"(?:\bimport\b[^\n]*|\bas\s+|\bdef\s+|\bclass\s+)\b{name}\b|\b{name}\s*=[^=]", source)}
-    if not commented and not called:
+    # (substring tests first: only a module that trains can lose its training to a forgotten import)
+    called = [name for name in _KERAS_NAMES if f"{name}(" in source] if ".fit" in source else []
+    if called and _IMPORTS_KERAS.search(source):
+        called = [name for name in called if re.search(rf"(?<![\w.]){name}\(", source) and not re.search(
+            rf"(?:\bimport\b[^\n]*|\bas\s+|\bdef\s+|\bclass\s+|^\s+|,\s*)\b{name}\b|\b{name}\s*=[^=]", source, re.M)]
+    else:
+        called = []
+    if not commented and not called or _HIDDEN_BINDINGS.search(source):
         return NeverReached()
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return NeverReached()
     bound = _bound_names(tree) | _ALWAYS_BOUND
-    meant = (commented | called) - bound
+    meant = (commented | set(called)) - bound
     if not meant:
         return NeverReached()
     calls: set[int] = set()
