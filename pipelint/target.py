@@ -577,23 +577,39 @@ def _may_show_keras2(text: str) -> bool:
             or any(f".{name}" in text for name in _OPTIMIZER_V2_PRIVATE))
 
 
+def _commented(text: str, offset: int) -> bool:
+    """Is `offset` in a comment: after a `#` on its line (`# sess = tf.Session()`)? Approximate:
+    a `#` inside a string before it on the line counts too."""
+    return "#" in text[text.rfind("\n", 0, offset) + 1:offset]
+
+
+def _live(pattern: _Lazy, text: str) -> re.Match[str] | None:
+    """The first match of `pattern` in `text` outside comments: code commented out shows what the
+    module once ran, not what it runs."""
+    found = pattern.search(text)
+    while found is not None and _commented(text, found.start()):
+        found = pattern.search(text, found.end())
+    return found
+
+
 def api_evidence(text: str) -> str:
     """What a module's own API says: "1.x <name>" (TensorFlow 1.x: `tf.Session`, `tf.contrib`...),
     "keras2 <name>" (Keras 2: `fit_generator`, `fit(workers=...)`), or ""."""
     # Substring tests first: most modules hold none of these, and the patterns cost more.
-    tf1 = _TF1_API.search(text) if ("tf." in text or "tensorflow.contrib" in text or "_iterator(" in text) else None
+    tf1 = _live(_TF1_API, text) if ("tf." in text or "tensorflow.contrib" in text or "_iterator(" in text) else None
     if tf1 is not None and tf1.group(0).startswith("tf.") and _TF_IS_COMPAT_V1.search(text):
         # (`import tensorflow.compat.v1 as tf`: `tf.Session` is TensorFlow 2's compat API)
-        tf1 = next((found for found in _TF1_API.finditer(text) if not found.group(0).startswith("tf.")), None)
+        tf1 = next((found for found in _TF1_API.finditer(text)
+                    if not found.group(0).startswith("tf.") and not _commented(text, found.start())), None)
     if tf1 is not None:
         name = tf1.group(0).replace("from ", "").replace("import ", "").strip().lstrip(".").rstrip("(")
         return f"1.x `{name}`"
-    keras1 = _KERAS1_API.search(text) if any(
+    keras1 = _live(_KERAS1_API, text) if any(
         word in text for word in (*_KERAS1_ARGUMENTS, "Convolution2D", "keras.engine")) else None
     if keras1 is not None:
         found = " ".join(keras1.group(0).replace("(", " ").split())
         return "keras1 `" + found.rstrip("= ") + "`"
-    keras2 = _KERAS2_API.search(text) if _may_show_keras2(text) else None
+    keras2 = _live(_KERAS2_API, text) if _may_show_keras2(text) else None
     if keras2 is not None:
         found = keras2.group(0).strip()
         if found.startswith(("from ", "import ")):

@@ -1321,3 +1321,42 @@ def test_pool_2042_validation_flow_whose_steps_are_its_length_is_validation_only
     """})
     assert sorted((d.line, d.impact.value) for d in check_paths([root], select=["PL403"])) == [
         (2, "speed"), (3, "minor-speed")]
+
+
+def test_pool_2043_a_bare_unbound_name_stops_its_block_and_commented_code_is_no_api_evidence(tmp_path):
+    """Pool 2043: `ggwp` alone on a line of `cnn_model` raises NameError before its generator is
+    built; a bound bare name (`history`, shown as a notebook would) stops nothing. And `tf.Session`
+    only in a comment says nothing of the release (a README's TensorFlow 2.2 stands)."""
+    root = _project(tmp_path, {"scratch.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+
+        def cnn_model():
+            ggwp
+            gen = ImageDataGenerator(rotation_range=10).flow_from_directory("data")
+            model.fit_generator(gen, steps_per_epoch=1000, epochs=10)
+
+        def shown():
+            history = model.fit(x, y)
+            history
+            gen = ImageDataGenerator(rotation_range=10).flow_from_directory("data")
+            model.fit(gen, steps_per_epoch=1000, epochs=10)
+
+        cnn_model()
+        shown()
+    """})
+    assert [d.line for d in check_paths([root], select=["PL403"])] == [11]
+    from pipelint.target import api_evidence
+    assert api_evidence("import tensorflow as tf\n# sess = tf.Session()\nmodel.fit(gen)\n") == ""
+
+
+def test_pool_2043_a_generator_given_params_by_splat_may_augment(tmp_path):
+    """`ImageDataGenerator(rescale=1/255, **aug_params)`: the splat may hold rotations and flips, so
+    the message does not call it a loader that only scales (a reader: the advice would drop them)."""
+    root = _project(tmp_path, {"train.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        aug_params = dict(rotation_range=20, horizontal_flip=True)
+        gen = ImageDataGenerator(rescale=1. / 255, **aug_params).flow_from_directory("data/train")
+        model.fit(gen, steps_per_epoch=1000, epochs=10)
+    """})
+    (message,) = [d.message for d in check_paths([root], select=["PL403"])]
+    assert "augments in Python" in message and "preprocessing layers" in message

@@ -1,8 +1,9 @@
 """Code no run reaches because a statement before it surely raises: it reads a name that nothing
 in the module binds but a line commented out (`# base_dir = "data/"`), so Python stops there with
 a NameError, and the rest of that block never runs (C1: a pipeline built or trained there is never
-trained on). So does a Keras name the module forgot to import (`model = Sequential()` in a script
-that imports other names from Keras or TensorFlow, but not `Sequential`). Another name bound
+trained on). So does a line that is a bare name nothing binds (`ggwp`), and a Keras name the
+module forgot to import (`model = Sequential()` in a script that imports other names from Keras
+or TensorFlow, but not `Sequential`). Another name bound
 nowhere at all is left alone: a snippet pasted without its setup (`model.fit(ds)` with no `model`)
 reads as code meant to run.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -40,6 +42,7 @@ _KERAS_NAMES = frozenset({
     "ZeroPadding2D", "ImageDataGenerator", "load_img", "img_to_array", "image_dataset_from_directory",
     "to_categorical", "Adam", "SGD", "RMSprop", "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau",
     "VGG16", "VGG19", "ResNet50", "MobileNetV2", "InceptionV3", "Xception", "DenseNet121", "EfficientNetB0"})
+_BARE_NAME_LINE = re.compile(r"(?m)^[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$")
 _IMPORTS_KERAS = re.compile(r"^\s*(?:from\s+(?:tensorflow|keras)[\w.]*\s+import|import\s+(?:tensorflow|keras)\b)",
                             re.MULTILINE)
 
@@ -65,14 +68,16 @@ def never_reached(module: cst.Module, source: str) -> NeverReached:
             rf"(?:\bimport\b[^\n]*|\bas\s+|\bdef\s+|\bclass\s+|^\s+|,\s*)\b{name}\b|\b{name}\s*=[^=]", source, re.M)]
     else:
         called = []
-    if not commented and not called or _HIDDEN_BINDINGS.search(source):
+    # (a line that is a bare name, `ggwp`: it does nothing but raise where nothing binds the name)
+    bare = [name for name in _BARE_NAME_LINE.findall(source) if not keyword.iskeyword(name)]
+    if not commented and not called and not bare or _HIDDEN_BINDINGS.search(source):
         return NeverReached()
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return NeverReached()
     bound = _bound_names(tree) | _ALWAYS_BOUND
-    meant = (commented | set(called)) - bound
+    meant = (commented | set(called) | set(bare)) - bound
     if not meant:
         return NeverReached()
     calls: set[int] = set()

@@ -65,7 +65,11 @@ def _scales(construction: cst.Call) -> bool:
 
 
 def _augments(model, construction: cst.Call) -> bool:
+    """Does the generator transform each image at random: an augmenting argument, or a `**params`
+    that may hold one (`ImageDataGenerator(rescale=1/255, **aug_params)`)?"""
     for arg in construction.args:
+        if arg.star == "**":
+            return True
         if arg.keyword is not None and arg.keyword.value in _AUGMENTING and not is_false(arg.value) \
                 and not is_none(arg.value) \
                 and not (isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0) \
