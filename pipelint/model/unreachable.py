@@ -16,6 +16,7 @@ import ast
 import builtins
 import keyword
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import libcst as cst
@@ -69,7 +70,11 @@ def never_reached(module: cst.Module, source: str) -> NeverReached:
     else:
         called = []
     # (a line that is a bare name, `ggwp`: it does nothing but raise where nothing binds the name)
-    bare = [name for name in _BARE_NAME_LINE.findall(source) if not keyword.iskeyword(name)]
+    # (in a module that trains, a name the text shows nowhere else: one bound somewhere is no
+    # crash, and most such lines are the last argument of a call written over several lines)
+    lines = Counter(name for name in _BARE_NAME_LINE.findall(source) if not keyword.iskeyword(name)) \
+        if ".fit" in source else Counter()
+    bare = [name for name, count in lines.items() if source.count(name) == count]
     if not commented and not called and not bare or _HIDDEN_BINDINGS.search(source):
         return NeverReached()
     try:
