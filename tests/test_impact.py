@@ -511,7 +511,7 @@ def test_a_generator_pulled_by_the_module_own_loop_is_told_of_tf_data_not_of_fit
             for step in range(10000):
                 x_batch, y_batch = next(train_gen)
                 sess.run(train_op, feed_dict={x: x_batch, y: y_batch})
-    """).lstrip("\\n"))
+    """).lstrip("\n"))
     (item,) = _json(tmp_path)
     assert item["message"].endswith(
         "build a tf.data pipeline instead (`Dataset.from_tensor_slices((x, y))` and `tf.image` random ops "
@@ -730,3 +730,33 @@ def test_a_generator_whose_written_run_loads_few_images_is_minor_speed(tmp_path)
     assert {line: d.impact for line, d in found.items()} == {
         2: Impact.MINOR_SPEED, 3: Impact.SPEED, 4: Impact.SPEED, 5: Impact.SPEED}
     assert found[2].message.endswith("(minor here: the training run loads 800 images)")
+
+
+def test_a_flow_a_helper_returns_and_the_caller_only_validates_on_is_minor_speed(tmp_path):
+    """Pool 2043: `create_generators` returns the training, validation and test flows; the caller
+    unpacks them, trains on the first, validates on the second (a quarter of the steps) and
+    predicts on the third. The validation/test generator's finding is minor speed; the training
+    one's speed. A helper whose result is kept whole is no evidence."""
+    (tmp_path / "train.py").write_text(textwrap.dedent("""
+        from keras.preprocessing.image import ImageDataGenerator
+
+        def create_generators(data_dir):
+            train_datagen = ImageDataGenerator(rotation_range=10)
+            test_datagen = ImageDataGenerator(rotation_range=10)
+            train_gen = train_datagen.flow_from_directory(data_dir + "/train")
+            val_gen = test_datagen.flow_from_directory(data_dir + "/val")
+            test_gen = test_datagen.flow_from_directory(data_dir + "/test")
+            return train_gen, val_gen, test_gen
+
+        def kept_whole(data_dir):
+            datagen = ImageDataGenerator(rotation_range=10)
+            return datagen.flow_from_directory(data_dir), datagen.flow_from_directory(data_dir + "/val")
+
+        train_gen, val_gen, test_gen = create_generators("data")
+        model.fit(train_gen, steps_per_epoch=1000, epochs=10, validation_data=val_gen, validation_steps=250)
+        model.predict(test_gen)
+        both = kept_whole("data")
+        model.fit(both[1], steps_per_epoch=1000, epochs=10)
+    """).lstrip("\n"))
+    assert sorted((d.line, d.impact.value) for d in check_paths([tmp_path], select=["PL403"])) == [
+        (4, "speed"), (5, "minor-speed"), (12, "speed")]

@@ -141,6 +141,7 @@ Mention = tuple[str, list[str], "str | None", int]
 
 # What a Keras iterator says of its data without loading a batch (`flow.class_indices`).
 _DESCRIBING_ATTRIBUTES = frozenset({"class_indices", "classes", "filenames", "filepaths", "_filepaths", "samples", "n",
+                                    "index_array",
                                     "num_classes", "image_shape", "batch_size", "labels", "directory",
                                     "class_mode", "target_size", "color_mode",
                                     "x", "y"})  # (`flow(x, y).x`: the arrays it was given, not a batch)
@@ -700,12 +701,60 @@ class PipelineModel(KerasQueries):
         names = {self._bound_name(flow) for flow in flows}
         if not flows or None in names:
             return []
+        # (`return train_gen, val_gen` from a helper this module unpacks: the names it unpacks
+        # them into are handed on in their place)
+        receivers, returns = self._returned_into(names) if "return" in self.source else (set(), 0)
+        names |= receivers
         handed = self._handed_as_arguments(names)
-        if len(handed) != sum(self._uses(name) for name in names):
+        if len(handed) != sum(self._uses(name) for name in names) - returns:
             return []
         # (`validation_steps=len(val_flow)`: its length, no batch loaded)
         return [(site, arg) for site, arg in handed
                 if not (isinstance(site.call.func, cst.Name) and site.call.func.value in DESCRIBING_BUILTINS)]
+
+    def _returned_into(self, names: set[str]) -> tuple[set[str], int]:
+        """The names this module's callers unpack `names` into where a function of the module
+        returns them (`return train_gen, val_gen`; `tr, va = make_generators()`), and how many
+        mentions of them that return and those unpackings write; a return whose every call is not
+        such an unpacking (a call kept whole, handed on, or made from another module) adds none."""
+        receivers: set[str] = set()
+        returns = 0
+        for node in nodes_of(self.module, cst.Return):
+            value = node.value
+            items = [value] if isinstance(value, cst.Name) else [e.value for e in value.elements] \
+                if isinstance(value, cst.Tuple) else []
+            at = [index for index, item in enumerate(items) if isinstance(item, cst.Name) and item.value in names]
+            function = next((n for n in reversed(ancestors(self.module, node) or []) if isinstance(n, cst.FunctionDef)), None)
+            if not at or function is None or self.functions.get(function.name.value) is not function:
+                continue
+            unpacked = self._unpacked_calls(function.name.value, len(items) if isinstance(value, cst.Tuple) else None)
+            if unpacked is None:
+                continue
+            receivers.update(targets[index] for targets in unpacked for index in at)
+            # (the return's mentions, and the unpacking's but its last, which reads as a binding)
+            returns += len(at) + sum(1 for targets in unpacked for index in at if index < len(targets) - 1)
+        return receivers, returns
+
+    def _unpacked_calls(self, function: str, size: int | None) -> list[list[str]] | None:
+        """The names each call of the module's `function` binds its result to (`a, b = f()`, or
+        `a = f()` where `size` is None), where every mention of the function is such a call or
+        its `def`, and no other module reads it; None otherwise."""
+        if read_by_importers(self.project, function) is True:
+            return None
+        unpacked = []
+        for assign in self._module_assigns():
+            value = assign.value
+            if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == function):
+                continue
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if size is None and isinstance(target, cst.Name):
+                unpacked.append([target.value])
+            elif isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == size \
+                    and all(isinstance(e.value, cst.Name) for e in target.elements):
+                unpacked.append([e.value.value for e in target.elements])
+            else:
+                return None
+        return unpacked if unpacked and self._word_count(function) == 1 + len(unpacked) else None
 
     def _uses(self, name: str) -> int:
         """How many of `name`'s mentions may load its data: all but the reads of what a Keras

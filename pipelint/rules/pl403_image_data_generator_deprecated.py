@@ -300,7 +300,8 @@ Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only re
 already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
 batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
 are only evaluated or predicted on (`evaluate`, `predict`, here or through a function that does only that
-with them) is minor speed (shown with `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
+with them, or after a helper of the module returns them to callers that unpack them: `train_gen, val_gen =
+make_generators()`) is minor speed (shown with `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
 whose batches are only the `validation_data` of a `fit` (or are that and evaluated), unless
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
 the training generator's finding says what to change for both; and one pulled by `next()` in a module that
