@@ -1360,3 +1360,32 @@ def test_pool_2043_a_generator_given_params_by_splat_may_augment(tmp_path):
     """})
     (message,) = [d.message for d in check_paths([root], select=["PL403"])]
     assert "augments in Python" in message and "preprocessing layers" in message
+
+
+def test_pool_2043_a_loop_that_breaks_after_a_few_augmented_copies_is_a_look(tmp_path):
+    """The preview of augmented copies (`for batch in datagen.flow(x, batch_size=1): ...; i += 1;
+    if i >= 9: break`) reads nine batches to plot. The same loop over many batches, or one that
+    trains on what it reads, is reported."""
+    root = _project(tmp_path, {"preview.py": """
+        import matplotlib.pyplot as plt
+        from keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rotation_range=40, horizontal_flip=True)
+        i = 0
+        for batch in datagen.flow(x, batch_size=1):
+            plt.imshow(batch[0])
+            i += 1
+            if i >= 9:
+                break
+        plt.show()
+    """, "many.py": """
+        from keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rotation_range=40)
+        i = 0
+        for x_batch, y_batch in datagen.flow(x, y, batch_size=32):
+            model.train_on_batch(x_batch, y_batch)
+            i += 1
+            if i >= 5:
+                break
+        print(model)
+    """})
+    assert _found(root, "PL403") == [("many.py", 2, "PL403")]

@@ -629,7 +629,7 @@ class PipelineModel(KerasQueries):
         inline_looks = sum(1 for loop in nodes_of(self.module, cst.For)
                            if isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Attribute)
                            and loop.iter.func.attr.value in passes and isinstance(loop.iter.func.value, cst.Name)
-                           and loop.iter.func.value.value == name and runs_once(loop))
+                           and loop.iter.func.value.value == name and self._pulls_few(loop))
         for previous, following, flow_result, depth in uses:
             if following[:1] == ["."] and following[1:2] and following[1] in neutral:
                 continue
@@ -934,11 +934,32 @@ class PipelineModel(KerasQueries):
         return self._listed
 
     def _iterated_once(self) -> Counter[str]:
-        """How many loops over each name end in a `break` nothing skips (one batch: a look)."""
+        """How many loops over each name read a few batches to look at (`_pulls_few`)."""
         if self._once is None:
             self._once = Counter(loop.iter.value for loop in nodes_of(self.module, cst.For)
-                                 if isinstance(loop.iter, cst.Name) and runs_once(loop))
+                                 if isinstance(loop.iter, cst.Name) and self._pulls_few(loop))
         return self._once
+
+    def _pulls_few(self, loop: cst.For) -> bool:
+        """Does the loop read one element (a `break` nothing skips ends its body), or a few: it
+        breaks once a counter reaches a small literal (`i += 1; if i >= 9: break`, the preview of
+        augmented copies) and trains on nothing it reads?"""
+        if runs_once(loop):
+            return True
+        calls = nodes_of(loop.body, cst.Call)
+        if any(isinstance(call.func, (cst.Name, cst.Attribute)) and _callee_name(call.func) in _TRAINING_CALLS
+               for call in calls):
+            return False
+        for test in nodes_of(loop.body, cst.If):
+            comparison = test.test
+            if isinstance(comparison, cst.Comparison) and len(comparison.comparisons) == 1 \
+                    and isinstance(comparison.left, cst.Name) and nodes_of(test.body, cst.Break):
+                target = comparison.comparisons[0]
+                limit = literal_int(target.comparator)
+                if limit is not None and isinstance(target.operator, (cst.GreaterThan, cst.GreaterThanEqual, cst.Equal)) \
+                        and limit <= _FEW_PULLS:
+                    return True
+        return False
 
     def _binding_depth(self, name: str) -> int:
         depths = self._mention_bindings().get(name, [])
