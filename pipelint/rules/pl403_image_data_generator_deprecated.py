@@ -320,7 +320,10 @@ release is told of `fit_generator(..., workers=N)`, since `fit` took generators 
 into a session's `feed_dict`, no Keras training call in the module) are told of a tf.data pipeline alone: no
 `fit` is there to take workers. Flows made inside a generator function (`zip(images, masks)`, then `yield`) reach
 training as a plain Python generator, which Keras cannot load with more than one worker: the advice makes it a
-`keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look. Flows read
+`keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look, and so
+is one that trains on nothing and reads a few batches: it breaks once a counter reaches a small literal
+(`i += 1; if i >= 9: break`, the preview of augmented copies), or it pulls `next()` in `for i in range(9)`
+(at most 16 rounds). Flows read
 only inside the function handed to a TFLite converter as its `representative_dataset` calibrate a quantized
 model, and are not reported either. A module that uses its generators only to transform images it holds (`augmenter.random_transform(image)`, no flow anywhere in it) loads no batches, and is
 not reported. The message calls it deprecated only where
