@@ -182,6 +182,12 @@ def _literal_range_length(iterable: cst.BaseExpression) -> int | None:
     return bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0]
 
 
+def _trains_in(calls: list[cst.Call]) -> bool:
+    """Does one of these calls (a loop body's) train: `fit`, `train_on_batch`, `minimize`...?"""
+    return any(_callee_name(call.func) in _TRAINING_CALLS for call in calls
+               if isinstance(call.func, (cst.Name, cst.Attribute)))
+
+
 def _callee_name(func: cst.Name | cst.Attribute) -> str:
     return func.value if isinstance(func, cst.Name) else func.attr.value
 
@@ -724,8 +730,10 @@ class PipelineModel(KerasQueries):
             items = [value] if isinstance(value, cst.Name) else [e.value for e in value.elements] \
                 if isinstance(value, cst.Tuple) else []
             at = [index for index, item in enumerate(items) if isinstance(item, cst.Name) and item.value in names]
+            if not at:
+                continue
             function = next((n for n in reversed(ancestors(self.module, node) or []) if isinstance(n, cst.FunctionDef)), None)
-            if not at or function is None or self.functions.get(function.name.value) is not function:
+            if function is None or self.functions.get(function.name.value) is not function:
                 continue
             unpacked = self._unpacked_calls(function.name.value, len(items) if isinstance(value, cst.Tuple) else None)
             if unpacked is None:
@@ -880,11 +888,10 @@ class PipelineModel(KerasQueries):
             self._few = Counter()
             for loop in nodes_of(self.module, cst.For) if "range(" in self.source else ():
                 rounds = _literal_range_length(loop.iter)
-                if rounds is None or rounds > _FEW_PULLS or any(
-                        isinstance(call.func, (cst.Name, cst.Attribute)) and _callee_name(call.func) in _TRAINING_CALLS
-                        for call in nodes_of(loop.body, cst.Call)):
+                calls = nodes_of(loop.body, cst.Call) if rounds is not None and rounds <= _FEW_PULLS else []
+                if not calls or _trains_in(calls):
                     continue
-                for call in nodes_of(loop.body, cst.Call):
+                for call in calls:
                     func = call.func
                     if isinstance(func, cst.Name) and func.value == "next" and call.args \
                             and isinstance(call.args[0].value, cst.Name):
@@ -946,9 +953,7 @@ class PipelineModel(KerasQueries):
         augmented copies) and trains on nothing it reads?"""
         if runs_once(loop):
             return True
-        calls = nodes_of(loop.body, cst.Call)
-        if any(isinstance(call.func, (cst.Name, cst.Attribute)) and _callee_name(call.func) in _TRAINING_CALLS
-               for call in calls):
+        if _trains_in(nodes_of(loop.body, cst.Call)):
             return False
         for test in nodes_of(loop.body, cst.If):
             comparison = test.test
