@@ -1389,3 +1389,243 @@ def test_pool_2043_a_loop_that_breaks_after_a_few_augmented_copies_is_a_look(tmp
         print(model)
     """})
     assert _found(root, "PL403") == [("many.py", 2, "PL403")]
+
+
+# --- Pool 2043's verdicts, classes fixed after its first contact (not fresh) -----------------
+
+def test_pool_2043_a_flow_read_only_for_its_class_indices_in_a_function_is_not_loaded(tmp_path):
+    """A Flask app builds a flow to read `class_indices` in its predict handler: no batch is
+    loaded, wherever the attribute is read. A flow trained on beside it is reported."""
+    root = _project(tmp_path, {"app.py": """
+        from flask import Flask
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        train_datagen = ImageDataGenerator(rescale=1. / 255)
+        train_generator = train_datagen.flow_from_directory("train", target_size=(224, 224))
+        app = Flask(__name__)
+
+        def predict_image(pred):
+            inverse = {v: k for k, v in train_generator.class_indices.items()}
+            return inverse[pred.argmax()]
+
+        if __name__ == "__main__":
+            app.run()
+    """, "train.py": """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rescale=1. / 255)
+        gen = datagen.flow_from_directory("train", target_size=(224, 224))
+
+        def go():
+            model.fit(gen, epochs=10)
+            print(gen.class_indices)
+        go()
+    """})
+    assert _found(root, "PL403") == [("train.py", 2, "PL403")]
+
+
+def test_pool_2043_a_preview_loop_of_any_length_in_a_module_that_trains_nothing(tmp_path):
+    """`for col in range(n_aug): axes[row, col].imshow(next(gen)[0])`, a flow made per sample in
+    a module that trains nothing: a plot. The same loop in a module that trains is reported."""
+    preview = """
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def show(samples, n_aug):
+            datagen = ImageDataGenerator(rotation_range=10, horizontal_flip=True)
+            fig, axes = plt.subplots(len(samples), n_aug)
+            for row, img in enumerate(samples):
+                gen = datagen.flow(np.expand_dims(img, 0), batch_size=1)
+                for col in range(n_aug):
+                    axes[row, col].imshow(next(gen)[0])
+            plt.show()
+        show(samples, 6)
+    """
+    root = _project(tmp_path, {"visualize.py": preview,
+                               "trains.py": preview.rstrip(" ") + "        model.fit(x, y, epochs=3)\n"})
+    assert _found(root, "PL403") == [("trains.py", 6, "PL403")]
+
+
+def test_pool_2043_generators_returned_into_names_the_caller_never_reads(tmp_path):
+    """A template: `create_data_generators()` returns generators that its callers unpack and
+    never flow (the `flow_from_directory` lines are commented out). A caller that flows one is
+    reported."""
+    template = """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def create_data_generators(augment=True):
+            train_datagen = ImageDataGenerator(rescale=1. / 255, rotation_range=30)
+            val_datagen = ImageDataGenerator(rescale=1. / 255)
+            return train_datagen, val_datagen
+
+        def finetune(model, path):
+            train_datagen, val_datagen = create_data_generators(augment=True)
+            print(f"Loading local data from: {path}")
+            # train_generator = train_datagen.flow_from_directory(path)
+            return model
+        finetune(model, "data")
+    """
+    used = template.replace("# train_generator", "train_generator").replace(
+        "return model", "model.fit(train_generator, epochs=30)\n            return model")
+    root = _project(tmp_path, {"template.py": template, "used.py": used})
+    assert _found(root, "PL403") == [("used.py", 4, "PL403")]
+
+
+def test_pool_2043_an_else_branch_the_only_call_switches_off(tmp_path):
+    """`ImageDataGenerator(...) if augmentation else ImageDataGenerator(rescale=1/255)` and an
+    `else:` branch, in methods whose only call passes `augmentation=True`: the plain generator is
+    never made. Called once with False too, it is."""
+    code = """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        class Trainer:
+            def prepare(self, path, augmentation: bool = True):
+                datagen = ImageDataGenerator(rotation_range=30) if augmentation else ImageDataGenerator(rescale=1. / 255)
+                if augmentation:
+                    other = ImageDataGenerator(zoom_range=0.2)
+                else:
+                    other = ImageDataGenerator(rescale=1. / 255)
+                return datagen.flow_from_directory(path), other.flow_from_directory(path)
+
+            def run(self, path):
+                train, val = self.prepare(path, augmentation=True)
+                self.model.fit(train, validation_data=val, epochs=50)
+
+        Trainer().run("data")
+    """
+    root = _project(tmp_path, {"once.py": code})
+    assert [line for _, line, _ in _found(root, "PL403")] == [5, 7]
+    both = code.replace('Trainer().run("data")', 'Trainer().run("data")\n        t = Trainer()\n'
+                        '        a, b = t.prepare("x", augmentation=False)\n        t.model.fit(a, validation_data=b)')
+    root = _project(tmp_path / "both", {"both.py": both})
+    assert [line for _, line, _ in _found(root, "PL403")] == [5, 5, 7, 9]
+
+
+def test_pool_2043_a_split_whose_held_out_half_is_stored_and_never_read(tmp_path):
+    """`self.val = ds.skip(n).take(m)` that no method reads (`fit(self.train)` alone): the split
+    leaks into nothing. Read as `validation_data`, it does."""
+    code = """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self, data_dir):
+                self.data_set = tf.keras.utils.image_dataset_from_directory(data_dir)
+
+            def group_data(self):
+                n = int(len(self.data_set) * .8)
+                self.train = self.data_set.take(n)
+                self.val = self.data_set.skip(n)
+
+            def start(self):
+                self.group_data()
+                self.model.fit(self.train, epochs=10)
+
+        Trainer("data").start()
+    """
+    root = _project(tmp_path, {"unused.py": code})
+    assert _found(root, "PL206") == []
+    root = _project(tmp_path / "read", {"read.py": code.replace("fit(self.train,", "fit(self.train, validation_data=self.val,")})
+    assert _found(root, "PL206") == [("read.py", 5, "PL206")]
+
+
+def test_pool_2043_a_draw_that_only_seeds_one_stateful_op_in_another_module(tmp_path):
+    """`seed = np.random.randint(2020)` read once, as the `seed=` of `tf.image.random_crop`, which
+    draws a new crop for every element: a seed-only draw. Given to a stateless op, or read as a
+    value, it freezes the augmentation and is reported."""
+    root = _project(tmp_path, {
+        "preprocessing.py": """
+            import numpy as np
+            import tensorflow as tf
+
+            def augment(image, label):
+                seed = np.random.randint(2020)
+                image = tf.image.random_crop(image, size=[64, 64, 3], seed=seed)
+                return image, label
+
+            def frozen(image, label):
+                seed = np.random.randint(2020)
+                image = tf.image.stateless_random_crop(image, size=[64, 64, 3], seed=(seed, 0))
+                return image, label
+
+            def shifted(image, label):
+                shift = np.random.randint(10)
+                return tf.roll(image, shift, axis=0), label
+        """,
+        "datasets.py": """
+            import tensorflow as tf
+            from preprocessing import augment, frozen, shifted
+            ds = tf.data.Dataset.from_tensor_slices((x, y))
+            a = ds.map(augment, num_parallel_calls=4)
+            b = ds.map(frozen, num_parallel_calls=4)
+            c = ds.map(shifted, num_parallel_calls=4)
+            model.fit(a.concatenate(b).concatenate(c).batch(8), epochs=5)
+        """})
+    assert [line for _, line, _ in _found(root, "PL210")] == [5, 6]
+
+
+def test_pool_2043_a_cache_after_shuffle_bound_to_a_held_out_name(tmp_path):
+    """`ds_val = ds_val.cache('val_cache')` after a shuffle, returned to a loop out of sight: the
+    order of held-out data does not matter. The training split's cache is reported."""
+    root = _project(tmp_path, {"datasets.py": """
+        import tensorflow as tf
+
+        def prepare(ds_train, ds_val):
+            ds_train = ds_train.shuffle(300).cache("train_cache").batch(8)
+            ds_val = ds_val.shuffle(300).cache("val_cache").batch(8)
+            return ds_train, ds_val
+
+        train, val = prepare(tf.data.TFRecordDataset(["a"]), tf.data.TFRecordDataset(["b"]))
+        Trainer(model, train, val).run()
+    """})
+    assert _found(root, "PL201") == [("datasets.py", 4, "PL201")]
+
+
+def test_pool_2043_unbatch_of_another_modules_shared_helper(tmp_path):
+    """`make_supervised_dataset(...).unbatch().batch(1)` for a TFLite calibration set: the batch is
+    in a helper training also takes batches from; removing it is no fix for this call. The same pair
+    written in one module is reported."""
+    root = _project(tmp_path, {
+        "dataset.py": """
+            import tensorflow as tf
+
+            def make_supervised_dataset(files, batch_size=32):
+                ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=tf.data.AUTOTUNE)
+                return ds.batch(batch_size).prefetch(tf.data.AUTOTUNE)
+        """,
+        "convert.py": """
+            from dataset import make_supervised_dataset
+            calibration = make_supervised_dataset(["val.tfrecord"]).unbatch().batch(1).take(200)
+            converter.representative_dataset = lambda: ([x] for x, _ in calibration)
+        """,
+        "train.py": """
+            import tensorflow as tf
+            from dataset import make_supervised_dataset
+            model.fit(make_supervised_dataset(["train.tfrecord"]), epochs=10)
+            ds = tf.data.TFRecordDataset(["a"]).batch(32).unbatch().map(parse)
+            model.evaluate(ds.batch(8))
+        """})
+    assert _found(root, "PL108") == [("train.py", 4, "PL108")]
+
+
+def test_pool_2042_a_generator_name_rebound_after_a_preview(tmp_path):
+    """`train_datagen = ImageDataGenerator(...)` for a preview of nine augmented copies, then the
+    name bound again to the generator that trains: the first is only looked at. Without the second
+    binding, the one generator's training flow is its use."""
+    preview = """
+        import tensorflow as tf
+        import matplotlib.pyplot as plt
+        train_datagen = tf.keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255, rotation_range=10)
+        it = train_datagen.flow(samples, batch_size=1)
+        for i in range(9):
+            plt.subplot(330 + 1 + i)
+            plt.imshow(it.next()[0])
+        plt.show()
+        train_datagen = tf.keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255, zoom_range=0.2)
+        train = train_datagen.flow_from_directory("data/train")
+        model.fit(train, epochs=30)
+    """
+    root = _project(tmp_path, {"training.py": preview})
+    assert _found(root, "PL403") == [("training.py", 9, "PL403")]
+    once = preview.replace('train_datagen = tf.keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255, '
+                           'zoom_range=0.2)\n', "")
+    root = _project(tmp_path / "once", {"training.py": once})
+    assert _found(root, "PL403") == [("training.py", 3, "PL403")]

@@ -594,6 +594,39 @@ def calls_in(node: cst.CSTNode) -> list[cst.Call]:
     """`CallCollector.of(node).calls`, in another order, at a fraction of the cost (`nodes_of`)."""
     return nodes_of(node, cst.Call, prune=cst.Raise)  # (not in `raise`: `CallCollector.visit_Raise`)
 
+def _drawn_for_one_seed(root: cst.CSTNode) -> set[cst.Call]:
+    """`seed = np.random.randint(2020)` in `root`, the name read once, as the `seed=` of one
+    stateful op (`tf.image.random_crop(image, size, seed=seed)`), which draws per element anyway:
+    a deliberate trace-time choice like an inline seed. (Read by two ops, it pairs them; given to a
+    `stateless_` op, one constant seed freezes it: neither is only a seed.)"""
+    if not isinstance(root, (cst.FunctionDef, cst.Lambda)) or isinstance(root, cst.Lambda):
+        return set()
+    chosen: set[cst.Call] = set()
+    keywords = {id(arg.keyword) for arg in nodes_of(root.body, cst.Arg) if arg.keyword is not None}
+    for assign in nodes_of(root.body, cst.Assign, prune=cst.FunctionDef):
+        if not (isinstance(assign.value, cst.Call) and len(assign.targets) == 1
+                and isinstance(assign.targets[0].target, cst.Name)):
+            continue
+        name = assign.targets[0].target.value
+        reads = [node for node in nodes_of(root.body, cst.Name) if node.value == name and id(node) not in keywords]
+        seeding = [(call, arg) for call in nodes_of(root.body, cst.Call) for arg in call.args
+                   if arg.keyword is not None and arg.keyword.value == "seed"
+                   and isinstance(arg.value, cst.Name) and arg.value.value == name]
+        if len(reads) == 2 and len(seeding) == 1 and "stateless" not in _callee_text(seeding[0][0].func):
+            chosen.add(assign.value)
+    return chosen
+
+
+def _callee_text(func: cst.BaseExpression) -> str:
+    parts = []
+    while isinstance(func, cst.Attribute):
+        parts.append(func.attr.value)
+        func = func.value
+    if isinstance(func, cst.Name):
+        parts.append(func.value)
+    return ".".join(reversed(parts))
+
+
 class _TracedCalls(cst.CSTVisitor):
     """The calls a traced function makes while tf.data traces it: not those in the Python
     functions it hands to `py_function`/`numpy_function` (they run for every element), nor in
@@ -611,6 +644,7 @@ class _TracedCalls(cst.CSTVisitor):
     def of(cls, root: cst.CSTNode, qualified_name) -> "_TracedCalls":
         visitor = cls(root, qualified_name)
         root.visit(visitor)
+        visitor.seeds |= _drawn_for_one_seed(root)
         return visitor
 
     def visit_Call(self, node: cst.Call) -> bool:
@@ -691,9 +725,14 @@ def _calls_switched_off(function: cst.FunctionDef, flags: dict[str, bool], on_se
     off: set[cst.CSTNode] = set()
     if not flags:
         return off
-    for node in nodes_of(function.body, cst.If):
-        if _truth(node.test, flags, on_self) is False:
-            off.update(nodes_of(node.body, cst.Call))
+    for kind in (cst.If, cst.IfExp):
+        for node in nodes_of(function.body, kind):
+            truth = _truth(node.test, flags, on_self)
+            if truth is False:
+                off.update(nodes_of(node.body, cst.Call))
+            elif truth is True and node.orelse is not None:
+                # (`else:`, `elif ...:`, or `x if flag else ImageDataGenerator(...)`: never taken)
+                off.update(nodes_of(node.orelse, cst.Call))
     return off
 
 

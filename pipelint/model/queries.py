@@ -182,6 +182,14 @@ def _literal_range_length(iterable: cst.BaseExpression) -> int | None:
     return bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0]
 
 
+def _in_targets(name: cst.Name, assign: cst.Assign) -> bool:
+    return any(name is node for target in assign.targets for node in nodes_of(target.target, cst.Name))
+
+
+def _is_range(iterable: cst.BaseExpression) -> bool:
+    return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range"
+
+
 def _trains_in(calls: list[cst.Call]) -> bool:
     """Does one of these calls (a loop body's) train: `fit`, `train_on_batch`, `minimize`...?"""
     return any(_callee_name(call.func) in _TRAINING_CALLS for call in calls
@@ -204,10 +212,12 @@ def _describes(following: list[str]) -> bool:
 
 
 def _name_mentions(every: list[tokenize.TokenInfo], unreached: frozenset[int] = frozenset()
-                   ) -> tuple[dict[str, list[Mention]], dict[str, list[int]]]:
+                   ) -> tuple[dict[str, list[Mention]], dict[str, list[int]], dict[str, list[int]],
+                              dict[str, list[int]]]:
     """Per name, each mention that is not a binding or an attribute: the token before it, the
     four after it, the name bound by the statement whose value the mention starts (`gen =
-    datagen.flow(`), and its block depth; and per name the block depths of its bindings. A
+    datagen.flow(`), and its block depth; per name the block depths of its bindings; and, in
+    the same order, each mention's and each binding's place in the token stream. A
     mention as the sole argument of `next(` (or `type(`, `len(`, `print(`...) reads as
     ("(", [")"...]); other calls' arguments read as "call". Mentions on `unreached` lines are none."""
     tokens: list[tuple[tokenize.TokenInfo, int]] = []
@@ -226,6 +236,8 @@ def _name_mentions(every: list[tokenize.TokenInfo], unreached: frozenset[int] = 
             tokens.append((token, depth))
     found: dict[str, list[Mention]] = {}
     bindings: dict[str, list[int]] = {}
+    found_at: dict[str, list[int]] = {}
+    bound_at: dict[str, list[int]] = {}
     for index, (token, depth) in enumerate(tokens):
         if token.type != tokenize.NAME or keyword.iskeyword(token.string):
             continue
@@ -235,6 +247,7 @@ def _name_mentions(every: list[tokenize.TokenInfo], unreached: frozenset[int] = 
             continue
         if following[:1] == ["="] or (previous == "for" and following[:1] == ["in"]):
             bindings.setdefault(token.string, []).append(depth)
+            bound_at.setdefault(token.string, []).append(index)
             continue
         if previous in ("import", "as", "def", "class") or token.start[0] in unreached:
             continue
@@ -248,7 +261,8 @@ def _name_mentions(every: list[tokenize.TokenInfo], unreached: frozenset[int] = 
                 and tokens[index - 3][0].type == tokenize.NAME:
             bound = tokens[index - 3][0].string  # `gen = (datagen.flow(...))`
         found.setdefault(token.string, []).append((previous, following, bound, depth))
-    return found, bindings
+        found_at.setdefault(token.string, []).append(index)
+    return found, bindings, found_at, bound_at
 
 
 # Keras' bundled datasets (`keras.datasets.<name>.load_data()`): examples in the train and test splits.
@@ -323,6 +337,8 @@ class PipelineModel(KerasQueries):
         self._dropped: dict[Op, bool] = {}
         self._unused_names: set[str] | None = None
         self._name_mentions: dict[str, list[Mention]] | None = None
+        self._mention_places: dict[str, list[int]] = {}
+        self._binding_places: dict[str, list[int]] = {}
         self._name_bindings: dict[str, list[int]] = {}
         self._dead_calls: set[int] | None = None  # ids of the calls under `if False:` or after a NameError
         self._unreached: NeverReached | None = None
@@ -624,13 +640,15 @@ class PipelineModel(KerasQueries):
         if self.in_dead_function(call) or self._never_runs(call):
             return True
         name = self._bound_name(call)
+        if name is not None and "return" in self.source and self._returned_only_unread(name, call):
+            return True
         if name is None:
             # `gen = ImageDataGenerator(...).flow_from_directory(...)`: the flow made in place
             flow = next((site.call for site in self.calls if isinstance(site.call.func, cst.Attribute)
                          and site.call.func.value is call and site.call.func.attr.value in passes), None)
             flow_name = self._bound_name(flow) if flow is not None else None
             return flow_name is not None and self._looked_at_name(flow_name)
-        uses = self._mentions().get(name, [])
+        uses = self._until_rebound(name, call)
         # `for x, y in datagen.flow(x_train[:3], ...): plot(x); break`: one batch, looked at
         inline_looks = sum(1 for loop in nodes_of(self.module, cst.For)
                            if isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Attribute)
@@ -644,13 +662,33 @@ class PipelineModel(KerasQueries):
                 inline_looks -= 1
                 continue
             if following[:1] == ["."] and following[1:2] and following[1] in passes and following[2:3] == ["("]:
-                # (a flow made in a loop below the generator's binding makes batches for real)
-                if flow_result is None or depth > self._binding_depth(name) \
+                # (a flow made in a loop below the generator's binding makes batches for real,
+                # unless the module trains nothing: then they go to a plot, one image after another)
+                if flow_result is None or depth > self._binding_depth(name) and self.trains_somewhere() \
                         or not self._looked_at_name(flow_result):
                     return False
                 continue
             return False
         return True
+
+    def _until_rebound(self, name: str, call: cst.Call) -> list[Mention]:
+        """`name`'s mentions that may read what `call` builds: in a script that binds the name
+        only at its top level, those after this binding and before the next (`train_datagen =
+        ...` for a preview, then again for training); every mention otherwise."""
+        uses = self._mentions().get(name, [])
+        depths = self._name_bindings.get(name, [])
+        if len(depths) < 2 or any(depths):
+            return uses
+        top = [small for stmt in self.module.body if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body
+               if isinstance(small, cst.Assign) and len(small.targets) == 1
+               and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name]
+        here = next((index for index, assign in enumerate(top) if assign.value is call), None)
+        places = self._binding_places.get(name, [])
+        if here is None or len(top) != len(places):
+            return uses
+        start, end = places[here], places[here + 1] if here + 1 < len(places) else None
+        return [use for use, place in zip(uses, self._mention_places.get(name, []))
+                if place > start and (end is None or place < end)]
 
     def handed_only_to_lookers(self, call: cst.Call, passes: frozenset[str]) -> bool:
         """Is what `call` builds bound to a name whose every mention hands it to a function (of
@@ -742,6 +780,44 @@ class PipelineModel(KerasQueries):
             # (the return's mentions, and the unpacking's but its last, which reads as a binding)
             returns += len(at) + sum(1 for targets in unpacked for index in at if index < len(targets) - 1)
         return receivers, returns
+
+    def _returned_only_unread(self, name: str, call: cst.Call) -> bool:
+        """Is `name`, bound to `call` in a function of the module, read there only by that
+        function's `return` (`return train_datagen, val_datagen`), and is every call of the function
+        unpacked into names its caller never reads (`train_datagen, val_datagen = make()`, no flow
+        after it: a template whose flows are commented out)?"""
+        around = ancestors(self.module, call) or []
+        function = next((n for n in reversed(around) if isinstance(n, cst.FunctionDef)), None)
+        if function is None or self.functions.get(function.name.value) is not function:
+            return False
+        returns = [node for node in nodes_of(function.body, cst.Return, prune=cst.FunctionDef)
+                   if node.value is not None and any(n.value == name for n in nodes_of(node.value, cst.Name))]
+        items = [e.value for e in returns[0].value.elements] if len(returns) == 1 \
+            and isinstance(returns[0].value, cst.Tuple) else [returns[0].value] if len(returns) == 1 else []
+        at = [index for index, item in enumerate(items) if isinstance(item, cst.Name) and item.value == name]
+        reads = [n for n in nodes_of(function.body, cst.Name, prune=cst.FunctionDef) if n.value == name]
+        bindings = sum(1 for assign in nodes_of(function.body, cst.Assign, prune=cst.FunctionDef)
+                       for target in assign.targets if isinstance(target.target, cst.Name)
+                       and target.target.value == name)
+        if len(at) != 1 or len(reads) != bindings + 1:
+            return False  # (read elsewhere in the function, or returned inside an expression)
+        unpacked = self._unpacked_calls(function.name.value, len(items) if isinstance(returns[0].value, cst.Tuple)
+                                        else None)
+        if not unpacked:
+            return False
+        index = at[0]
+        for assign in self._module_assigns():
+            value = assign.value
+            if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                    and value.func.value == function.name.value):
+                continue
+            receiver = unpacked.pop(0)[index]
+            scope = next((n for n in reversed(ancestors(self.module, assign) or [])
+                          if isinstance(n, cst.FunctionDef)), None)
+            if scope is None or any(n.value == receiver for n in nodes_of(scope.body, cst.Name)
+                                    if not _in_targets(n, assign)):
+                return False  # (read by its caller, or unpacked at the top level, in sight of everything)
+        return True
 
     def _unpacked_calls(self, function: str, size: int | None) -> list[list[str]] | None:
         """The names each call of the module's `function` binds its result to (`a, b = f()`, or
@@ -867,9 +943,10 @@ class PipelineModel(KerasQueries):
                 if self._looked_at_name(fed.pop(0), indirection + 1):
                     continue
                 return False
+            if _describes(following):
+                continue  # (`flow.class_indices` in a function: what it says of itself, anywhere, loads nothing)
             looks = previous == "(" and following[:1] == [")"] or following[:3] == [".", "next", "("] \
-                or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"] \
-                or _describes(following)
+                or following[:1] == ["["] and following[1:2] and following[1].isdigit() and following[2:3] == ["]"]
             # One `next(gen)` (or `gen[0]`, one batch) where it was made is a look; pulled in a loop
             # below it, batches are produced for real (augmented copies written to disk), unless
             # the loop runs a few times and trains nothing (`for i in range(9): plot(next(gen))`).
@@ -883,11 +960,17 @@ class PipelineModel(KerasQueries):
 
     def _pulled_a_few_times(self) -> Counter[str]:
         """Per name, its `next(name)`/`name.next()` calls inside a `for ... in range(k)` loop of at
-        most `_FEW_PULLS` rounds whose body trains nothing: a handful of batches, looked at."""
+        most `_FEW_PULLS` rounds whose body trains nothing: a handful of batches, looked at. In a
+        module that trains nothing anywhere, a `range` loop of any length counts (`for col in
+        range(n_aug): axes[col].imshow(next(gen)[0])`): its batches go to a plot or a list, not a model."""
         if self._few is None:
             self._few = Counter()
+            module_trains = None
             for loop in nodes_of(self.module, cst.For) if "range(" in self.source else ():
                 rounds = _literal_range_length(loop.iter)
+                if rounds is None and _is_range(loop.iter):
+                    module_trains = self.trains_somewhere() if module_trains is None else module_trains
+                    rounds = None if module_trains else 0
                 calls = nodes_of(loop.body, cst.Call) if rounds is not None and rounds <= _FEW_PULLS else []
                 if not calls or _trains_in(calls):
                     continue
@@ -1001,8 +1084,8 @@ class PipelineModel(KerasQueries):
         mention in code no run reaches (after a NameError) is none."""
         if self._name_mentions is None:
             every = self._tokens()
-            self._name_mentions, self._name_bindings = _name_mentions(every, self._dead_lines()) \
-                if every is not None else ({}, {})
+            self._name_mentions, self._name_bindings, self._mention_places, self._binding_places = \
+                _name_mentions(every, self._dead_lines()) if every is not None else ({}, {}, {}, {})
         return self._name_mentions
 
     def _dead_branches(self) -> list[cst.CSTNode]:
@@ -1158,6 +1241,8 @@ class PipelineModel(KerasQueries):
                      if any(op in prefix.ops for prefix in site.prefixes)]
         binding = self.bindings.get(op)
         if binding is None:
+            if not following and op.where is None and self._kept_on_unread_attribute(op):
+                return True
             if op in self.discarded:
                 return not following
             # A link inside a chain (`a.map(f).batch(n)`): dropped with everything built on it.
@@ -1168,6 +1253,24 @@ class PipelineModel(KerasQueries):
         if module_level and self.importable and self._read_elsewhere(name):
             return False
         return all(self.dropped(later) for later in following)
+
+    def _kept_on_unread_attribute(self, op: Op) -> bool:
+        """Is `op`'s chain stored on an attribute of `self` that nothing reads (`self.val =
+        ds.skip(n)`, then `fit(self.train)` alone): no method of the module reads `.val`, no
+        project module that imports this one names it, and nothing looks it up by name?"""
+        around = ancestors(self.module, op.call) or []
+        parent = around[-2] if len(around) > 1 else None
+        if not (isinstance(parent, cst.Assign) and parent.value is op.call and len(parent.targets) == 1):
+            return False
+        target = parent.targets[0].target
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"):
+            return False
+        attr = target.attr.value
+        stored = {id(node) for node in self.attribute_assignments}
+        if any(node.attr.value == attr and id(node) not in stored for node in nodes_of(self.module, cst.Attribute)):
+            return False
+        return f'"{attr}"' not in self.source and f"'{attr}'" not in self.source \
+            and read_by_importers(self.project, attr) is not True
 
     def parameter_default(self, node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The default value of parameter `name` of the innermost function around `node` that

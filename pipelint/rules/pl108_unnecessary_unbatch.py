@@ -17,7 +17,9 @@ Flags `unbatch()` applied right after `batch(n)` on the same pipeline (a `prefet
 `with_options` in between does not count), including the batching done inside the Keras
 `*_dataset_from_directory` helpers. `batch(n, drop_remainder=True)` is left alone: it also drops
 the last partial batch. So is a batched dataset that is also used as batches (fed to `fit`,
-mapped, or batched on further): removing both calls would change that other use.
+mapped, or batched on further): removing both calls would change that other use. So is the
+`batch` of another module's helper (`make_dataset(...).unbatch()` for a TFLite calibration set):
+the helper's other callers train on its batches.
 
 ## Why is this bad?
 `unbatch` splits each batch back into the elements `batch` just stacked: the pair gives the same
@@ -168,6 +170,10 @@ No automatic fix.
 def _used_batched_elsewhere(model, batch, unbatch) -> bool:
     """Is what `batch` builds also used as batches (another consumer or another op after it)?
     Then removing both calls (or `batch_size=None` for a helper) would change that other use."""
+    if batch.where is not None and not batch.implicit:
+        # Batched by another module's helper (`make_dataset(...).unbatch()`): its other callers
+        # (training) take its batches, and removing its `batch` is no change for this call alone.
+        return True
     if batch.implicit:
         # The helper's batches: every other op or use of the helper's output sees them.
         def built_by_helper(path) -> bool:

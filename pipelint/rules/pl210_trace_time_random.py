@@ -77,7 +77,8 @@ class TraceTimeRandom(Rule):
 Flags a NumPy (`np.random.*`) or standard-library (`random.*`) call made directly in the function
 given to `map`, `filter`, `interleave` or `flat_map` (or in a helper of the same module it calls).
 Calls inside the Python function handed to `tf.py_function`/`tf.numpy_function` are not flagged:
-those run for every element. Nor is a call that only picks a seed (`seed=np.random.randint(9)`).
+those run for every element. Nor is a call that only picks a seed (`seed=np.random.randint(9)`, or `seed = np.random.randint(9)`
+read once, as the `seed=` of one stateful random op, which draws per element anyway).
 A value drawn once and given as `seed=` to two or more random ops (an image and its mask flipped
 alike), directly or through helpers that use it only as `seed=`, is flagged only where the map runs
 with `num_parallel_calls`, with a message that says so: a serial map keeps the ops in step.
