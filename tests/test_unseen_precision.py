@@ -1625,7 +1625,7 @@ def test_pool_2042_a_generator_name_rebound_after_a_preview(tmp_path):
     """
     root = _project(tmp_path, {"training.py": preview})
     assert _found(root, "PL403") == [("training.py", 9, "PL403")]
-    once = preview.replace('train_datagen = tf.keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255, '
+    once = preview.replace('        train_datagen = tf.keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255, '
                            'zoom_range=0.2)\n', "")
     root = _project(tmp_path / "once", {"training.py": once})
     assert _found(root, "PL403") == [("training.py", 3, "PL403")]
