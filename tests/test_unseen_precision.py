@@ -5,9 +5,12 @@ callers, a snippet pasted without its imports, TF 1.x iterators, a project's own
 and what a real project's layout did to the project pass."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+from clirunner import separate_streams_runner
 from pipelint.api import check_paths
+from pipelint.cli import main
 from tests.test_reach_unseen import _found, _project
 
 
@@ -1629,3 +1632,49 @@ def test_pool_2042_a_generator_name_rebound_after_a_preview(tmp_path):
                            'zoom_range=0.2)\n', "")
     root = _project(tmp_path / "once", {"training.py": once})
     assert _found(root, "PL403") == [("training.py", 3, "PL403")]
+
+
+def test_pool_2042_workers_given_by_the_module_that_imports_a_src_package(tmp_path):
+    """`src/__init__.py` makes `src` a package (`from src.DataGenerator import DataGenerator`), and
+    the controller that imports it hands Keras 2's `fit_generator` `workers=workers`: the generator's
+    loading is parallel already, housekeeping. Without `workers=`, it is reported."""
+    files = {
+        "requirements.txt": "keras==2.2.4\ntensorflow==1.14\n",
+        "src/__init__.py": "",
+        "src/DataGenerator.py": """
+            from keras.preprocessing.image import ImageDataGenerator
+
+            class DataGenerator:
+                def __init__(self, data_dir):
+                    self.generator = ImageDataGenerator(rotation_range=10, zoom_range=0.2)
+                    self.data_dir = data_dir
+
+                def get_generator(self):
+                    return self.generator.flow_from_directory(self.data_dir)
+        """,
+        "src/controllers/__init__.py": "",
+        "src/controllers/MenuController.py": """
+            from src.DataGenerator import DataGenerator
+
+            def train(model, workers):
+                train_generator = DataGenerator("data/train")
+                model.fit_generator(train_generator.get_generator(), steps_per_epoch=1000, epochs=30,
+                                    workers=workers, use_multiprocessing=True)
+        """,
+        "main.py": """
+            from src.controllers.MenuController import train
+            train(model, 4)
+        """,
+    }
+    def impacts(root, *options):
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--output-format", "json", "--no-cache",
+                                                        *options])
+        return [(item["code"], item["impact"]) for item in json.loads(shown.output)]
+
+    root = _project(tmp_path / "given", files)
+    assert impacts(root) == []
+    assert impacts(root, "--show-housekeeping") == [("PL403", "housekeeping")]
+    files["src/controllers/MenuController.py"] = files["src/controllers/MenuController.py"].replace(
+        "workers=workers, use_multiprocessing=True", "verbose=1")
+    root = _project(tmp_path / "serial", files)
+    assert impacts(root) == [("PL403", "speed")]

@@ -164,6 +164,9 @@ _COMPARED_FLAG = re.compile(r"\bif\s+\w+\s*(?:[<>]=?|==|!=)\s*-?\d")
 _INT_COMPARISONS = {cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
                     cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
                     cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b}
+# Showing an image, and writing one (`_only_plots`).
+_PLOTS = re.compile(r"\bimshow\s*\(")
+_WRITES = re.compile(r"\b(?:imwrite|imsave|save_img|savez?)\s*\(|\.save(?!fig)\w*\s*\(|\bsave_to_dir\b")
 # A loop of at most this many rounds pulls a handful of batches to look at, not to train on.
 _FEW_PULLS = 16
 # Calls that train, in a loop's body: its batches are trained on, however few.
@@ -663,8 +666,8 @@ class PipelineModel(KerasQueries):
                 continue
             if following[:1] == ["."] and following[1:2] and following[1] in passes and following[2:3] == ["("]:
                 # (a flow made in a loop below the generator's binding makes batches for real,
-                # unless the module trains nothing: then they go to a plot, one image after another)
-                if flow_result is None or depth > self._binding_depth(name) and self.trains_somewhere() \
+                # augmented copies written to disk, unless the module only plots them)
+                if flow_result is None or depth > self._binding_depth(name) and not self._only_plots() \
                         or not self._looked_at_name(flow_result):
                     return False
                 continue
@@ -864,6 +867,12 @@ class PipelineModel(KerasQueries):
                 return True
         return False
 
+    def _only_plots(self) -> bool:
+        """Does the module show images (`imshow`) and neither train on anything nor write images
+        to disk (`cv2.imwrite`, `save_img`, `.save(`): what it pulls from a generator is a preview?"""
+        return _PLOTS.search(self.source) is not None and _WRITES.search(self.source) is None \
+            and not self.trains_somewhere()
+
     def trains_somewhere(self) -> bool:
         """Does this module call anything that may train (`fit`, `train_step`, `minimize`...)?"""
         return TRAINS_SOMEWHERE.search(self.source) is not None
@@ -961,15 +970,15 @@ class PipelineModel(KerasQueries):
     def _pulled_a_few_times(self) -> Counter[str]:
         """Per name, its `next(name)`/`name.next()` calls inside a `for ... in range(k)` loop of at
         most `_FEW_PULLS` rounds whose body trains nothing: a handful of batches, looked at. In a
-        module that trains nothing anywhere, a `range` loop of any length counts (`for col in
-        range(n_aug): axes[col].imshow(next(gen)[0])`): its batches go to a plot or a list, not a model."""
+        module that only plots images (`_only_plots`), a `range` loop of any length counts (`for col
+        in range(n_aug): axes[col].imshow(next(gen)[0])`)."""
         if self._few is None:
             self._few = Counter()
             module_trains = None
             for loop in nodes_of(self.module, cst.For) if "range(" in self.source else ():
                 rounds = _literal_range_length(loop.iter)
                 if rounds is None and _is_range(loop.iter):
-                    module_trains = self.trains_somewhere() if module_trains is None else module_trains
+                    module_trains = not self._only_plots() if module_trains is None else module_trains
                     rounds = None if module_trains else 0
                 calls = nodes_of(loop.body, cst.Call) if rounds is not None and rounds <= _FEW_PULLS else []
                 if not calls or _trains_in(calls):

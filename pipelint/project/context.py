@@ -130,6 +130,10 @@ class ModuleView:
         pattern = re.compile(rf"\b{re.escape(name)}\b")
         return any(text is None or pattern.search(text) for text in texts)
 
+    def importers_say(self, pattern: re.Pattern[str]) -> bool:
+        """Does the text of a project module that imports this one match `pattern`?"""
+        return any(text is not None and pattern.search(text) for text in self.context.importer_texts(self.name))
+
     @property
     def own_api_evidence(self) -> str:
         """This module's own `api_evidence`, read when its summary was made."""

@@ -918,7 +918,10 @@ class ProjectIndex:
                 while os.path.exists(os.path.join(top, "__init__.py")) and os.path.dirname(top) != top \
                         and os.path.basename(top).isidentifier():
                     top = os.path.dirname(top)
-            known = [os.path.join(top, "src"), top] if os.path.isdir(os.path.join(top, "src")) else [top]
+            # (`src/` is an import root in the src layout; with an `__init__.py` of its own it is
+            # a package imported as `src.data`)
+            src = os.path.join(top, "src")
+            known = [src, top] if os.path.isdir(src) and not os.path.exists(os.path.join(src, "__init__.py")) else [top]
             # A script's own directory (when it is no package) comes first, as `python script.py`.
             if not os.path.exists(os.path.join(directory, "__init__.py")) and directory not in known:
                 known = [directory, *known]

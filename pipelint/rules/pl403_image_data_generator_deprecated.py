@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from pipelint.diagnostics import Impact
@@ -85,9 +87,18 @@ def _fixed_preprocessing(model, function: cst.BaseExpression) -> bool:
     return name.startswith("keras.applications.") and name.endswith(".preprocess_input")
 
 
+# `fit_generator(gen, workers=self.n_workers, ...)` in a module that imports the generator's.
+_WORKERS_GIVEN = re.compile(r"\b(?:fit|fit_generator|evaluate_generator|predict_generator)\s*\((?:[^()]|\([^()]*\))*"
+                            r"\bworkers\s*=\s*(?!\s*[01]\b)\w")
+
+
 def _fit_given_workers(model) -> bool:
     """Does the module hand Keras 2's `fit`/`evaluate`/`predict` (or their `_generator` forms)
-    more than one loading worker?"""
+    more than one loading worker, or, where it trains nothing itself, does a project module that
+    imports it (the one that trains on its generators)?"""
+    importers_say = getattr(model.project, "importers_say", None)
+    if importers_say is not None and not model.trains_somewhere() and importers_say(_WORKERS_GIVEN):
+        return True
     for site in model.calls:
         func = site.call.func
         if isinstance(func, cst.Attribute) and func.attr.value in _LOADING_METHODS:
