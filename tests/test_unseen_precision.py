@@ -1632,6 +1632,16 @@ def test_pool_2042_a_generator_name_rebound_after_a_preview(tmp_path):
                            'zoom_range=0.2)\n', "")
     root = _project(tmp_path / "once", {"training.py": once})
     assert _found(root, "PL403") == [("training.py", 3, "PL403")]
+    # the name rebound to its own flow (`train_datagen = train_datagen.flow_from_directory(...)`)
+    flowed = """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        train_datagen = ImageDataGenerator(rescale=1. / 255)
+        train_datagen = train_datagen.flow_from_directory("train", batch_size=32)
+        print(train_datagen.class_indices)
+        model.fit(train_datagen, epochs=4)
+    """
+    root = _project(tmp_path / "flowed", {"notebook.py": flowed})
+    assert _found(root, "PL403") == [("notebook.py", 2, "PL403")]
 
 
 def test_pool_2042_workers_given_by_the_module_that_imports_a_src_package(tmp_path):

@@ -687,8 +687,9 @@ class PipelineModel(KerasQueries):
                and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name]
         here = next((index for index, assign in enumerate(top) if assign.value is call), None)
         places = self._binding_places.get(name, [])
-        if here is None or len(top) != len(places):
-            return uses
+        if here is None or len(top) != len(places) or any(
+                node.value == name for assign in top[here + 1:] for node in nodes_of(assign.value, cst.Name)):
+            return uses  # (`train_datagen = train_datagen.flow_from_directory(...)`: the next binding reads it)
         start, end = places[here], places[here + 1] if here + 1 < len(places) else None
         return [use for use, place in zip(uses, self._mention_places.get(name, []))
                 if place > start and (end is None or place < end)]
