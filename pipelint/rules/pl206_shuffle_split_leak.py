@@ -38,7 +38,9 @@ left at its default or set to `True`, or the shuffle is the implicit one of a Ke
 `shuffle=False`), of `make_csv_dataset` or of `tfds.load(..., shuffle_files=True)`.
 
 The finding sits on the shuffle (or the helper call) that reshuffles, where the fix goes, once
-however many splits cut it.
+however many splits cut it. A split nothing reads leaks into nothing and is not reported: one
+bound to a name never read, or stored on `self` (`self.val = ds.skip(n)`) where no method reads
+that attribute.
 
 ## Why is this bad?
 `shuffle` draws a new order every time the dataset is iterated, and `take`/`skip` cut that order

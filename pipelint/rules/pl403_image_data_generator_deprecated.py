@@ -308,8 +308,12 @@ Impact: speed where the generator reads image files (`flow_from_directory`,
 `preprocess_input`...): Keras 3 keeps it only as a legacy API whose batches load one at a time,
 with no `workers`, and Keras 2's `fit` loads them in one worker unless given `workers=N`.
 Elsewhere housekeeping (shown with `--show-housekeeping`): a `flow` that only rescales arrays
-already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel. A generator whose
-batches are only looked at (`next(flow)`, `flow[0]` where it was made) is not reported; one whose batches
+already in memory costs little, and so does a Keras 2 `fit(workers=N)` that decodes in parallel (in this module,
+or, for a module that trains nothing, in one that imports it: `fit_generator(..., workers=workers)`). A generator whose
+batches are only looked at (`next(flow)`, `flow[0]` where it was made, `flow.class_indices` anywhere) is not
+reported, nor one a helper returns into names its callers never read (a template whose flows are commented
+out), nor one bound to a name the script binds again before training (the preview's `train_datagen`, then the
+training one's); one whose batches
 are only evaluated or predicted on (`evaluate`, `predict`, here or through a function that does only that
 with them, or after a helper of the module returns them to callers that unpack them: `train_gen, val_gen =
 make_generators()`) is minor speed (shown with `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
@@ -334,7 +338,8 @@ training as a plain Python generator, which Keras cannot load with more than one
 `keras.utils.Sequence` first. A loop over one flow that breaks after its first batch is a look, and so
 is one that trains on nothing and reads a few batches: it breaks once a counter reaches a small literal
 (`i += 1; if i >= 9: break`, the preview of augmented copies), or it pulls `next()` in `for i in range(9)`
-(at most 16 rounds). Flows read
+(at most 16 rounds; any `range` in a module that shows images with `imshow` and neither trains nor writes
+images: a figure of augmented copies). Flows read
 only inside the function handed to a TFLite converter as its `representative_dataset` calibrate a quantized
 model, and are not reported either. A module that uses its generators only to transform images it holds (`augmenter.random_transform(image)`, no flow anywhere in it) loads no batches, and is
 not reported. The message calls it deprecated only where
