@@ -1688,3 +1688,58 @@ def test_pool_2042_workers_given_by_the_module_that_imports_a_src_package(tmp_pa
         "workers=workers, use_multiprocessing=True", "verbose=1")
     root = _project(tmp_path / "serial", files)
     assert impacts(root) == [("PL403", "speed")]
+
+
+def test_pool_2042_validation_and_test_flows_handed_through_functions_are_minor(tmp_path):
+    """`load_datasets()` returns the train, validation and test flows; `train_phase(model, train_gen,
+    val_gen)` validates on one, `evaluate(model, test_gen)` predicts on the other and Grad-CAM looks
+    at one batch (`next(iter(test_gen))`, a `GradientTape` that applies nothing): loading them costs
+    no training step (minor speed). A function that trains on the batch it pulls keeps it speed."""
+    code = """
+        import tensorflow as tf
+        from tensorflow import keras
+
+        def load_datasets(data_dir):
+            train_datagen = keras.preprocessing.image.ImageDataGenerator(rotation_range=10)
+            val_datagen = keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255)
+            test_datagen = keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255)
+            train_gen = train_datagen.flow_from_directory(data_dir + "/train")
+            val_gen = val_datagen.flow_from_directory(data_dir + "/val")
+            test_gen = test_datagen.flow_from_directory(data_dir + "/test", shuffle=False)
+            return train_gen, val_gen, test_gen
+
+        def train_phase(model, train_gen, val_gen, epochs):
+            return model.fit(train_gen, validation_data=val_gen, epochs=epochs)
+
+        def evaluate(model, test_gen):
+            return model.predict(test_gen, verbose=0), test_gen.classes
+
+        def save_gradcam(model, test_gen):
+            batch_x, batch_y = next(iter(test_gen))
+            with tf.GradientTape() as tape:
+                loss = model(batch_x)
+            return tape.gradient(loss, model.trainable_variables)
+
+        def main():
+            train_gen, val_gen, test_gen = load_datasets("data")
+            print(val_gen.samples, test_gen.samples)
+            train_phase(model, train_gen, val_gen, 20)
+            evaluate(model, test_gen)
+            save_gradcam(model, test_gen)
+
+        if __name__ == "__main__":
+            main()
+    """
+
+    def impacts(root):
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--output-format", "json", "--no-cache",
+                                                        "--show-minor-speed"])
+        return sorted((item["line"], item["impact"]) for item in json.loads(shown.output))
+
+    root = _project(tmp_path / "looks", {"train.py": code})
+    assert impacts(root) == [(5, "speed"), (6, "minor-speed"), (7, "minor-speed")]
+    trains = code.replace("return tape.gradient(loss, model.trainable_variables)",
+                          "model.optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), "
+                          "model.trainable_variables))")
+    root = _project(tmp_path / "trains", {"train.py": trains})
+    assert impacts(root) == [(5, "speed"), (6, "minor-speed"), (7, "speed")]

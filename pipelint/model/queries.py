@@ -164,6 +164,9 @@ _COMPARED_FLAG = re.compile(r"\bif\s+\w+\s*(?:[<>]=?|==|!=)\s*-?\d")
 _INT_COMPARISONS = {cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
                     cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
                     cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b}
+# A loop that trains on the batches it pulls itself (`off_training_flows`: then `gen[i]` may be trained on).
+# (a `GradientTape` alone computes gradients, as Grad-CAM does: training applies them)
+_OWN_TRAINING_LOOP = re.compile(r"train_on_batch|apply_gradients|\.minimize\(|sess\.run|session\.run")
 # Showing an image, and writing one (`_only_plots`).
 _PLOTS = re.compile(r"\bimshow\s*\(")
 _WRITES = re.compile(r"\b(?:imwrite|imsave|save_img|savez?)\s*\(|\.save(?!fig)\w*\s*\(|\bsave_to_dir\b")
@@ -193,10 +196,14 @@ def _is_range(iterable: cst.BaseExpression) -> bool:
     return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and iterable.func.value == "range"
 
 
-def _trains_in(calls: list[cst.Call]) -> bool:
+def _trains_in(calls: list[cst.Call], names: frozenset[str] = _TRAINING_CALLS) -> bool:
     """Does one of these calls (a loop body's) train: `fit`, `train_on_batch`, `minimize`...?"""
-    return any(_callee_name(call.func) in _TRAINING_CALLS for call in calls
+    return any(_callee_name(call.func) in names for call in calls
                if isinstance(call.func, (cst.Name, cst.Attribute)))
+
+
+# (a function's `tape.gradient` alone computes gradients, as Grad-CAM does: training applies them)
+_APPLYING_CALLS = _TRAINING_CALLS - {"gradient"}
 
 
 def _callee_name(func: cst.Name | cst.Attribute) -> str:
@@ -241,10 +248,19 @@ def _name_mentions(every: list[tokenize.TokenInfo], unreached: frozenset[int] = 
     bindings: dict[str, list[int]] = {}
     found_at: dict[str, list[int]] = {}
     bound_at: dict[str, list[int]] = {}
+    header = -1  # the bracket depth inside a `def`'s parameter list (-1: not in one)
     for index, (token, depth) in enumerate(tokens):
+        if token.string == "def" and token.type == tokenize.NAME:
+            header = 0
+        elif header >= 0 and token.type == tokenize.OP:
+            header += (token.string in "([{") - (token.string in ")]}")
+            if token.string == ":" and header == 0:
+                header = -1
         if token.type != tokenize.NAME or keyword.iskeyword(token.string):
             continue
         previous = tokens[index - 1][0].string if index else ""
+        if header == 1 and previous in ("(", ",", "*", "**"):
+            continue  # (`def evaluate(model, test_gen):` declares a parameter: no use of the caller's `test_gen`)
         following = [t.string for t, _ in tokens[index + 1:index + 5]]
         if previous == ".":
             continue
@@ -714,7 +730,9 @@ class PipelineModel(KerasQueries):
         to train on, nor anywhere else. Validation loading is a small part of an epoch's (blind
         readers of pools 2029-2039 judged 38 of 39 findings on data only validated on not worth
         acting on), and a training generator's finding says what to change for both."""
-        handed = self._flows_handed(flows)
+        # (a batch looked at beside: `next(test_gen)` for a figure, where no loop of the module trains
+        # on batches it pulls itself)
+        handed = self._flows_handed(flows, looks=_OWN_TRAINING_LOOP.search(self.source) is None)
         return bool(handed) and all(self._evaluates(site, arg) or self._validates_on(site, arg) for site, arg in handed)
 
     def images_per_run(self, flows: list[cst.Call]) -> int | None:
@@ -742,10 +760,11 @@ class PipelineModel(KerasQueries):
             total = (total or 0) + per_epoch * epochs
         return total
 
-    def _flows_handed(self, flows: list[cst.Call]) -> list[tuple[CallSite, cst.Arg]]:
+    def _flows_handed(self, flows: list[cst.Call], looks: bool = False) -> list[tuple[CallSite, cst.Arg]]:
         """Each call the flows' bound names are handed to as an argument, where every flow is
         bound to a plain name and each mention that may load its data is such an argument
-        (empty otherwise)."""
+        (empty otherwise). With `looks`, a batch read to look at (`next(test_gen)`, `test_gen[i]`
+        for a figure, `next(iter(test_gen))`) is no such mention."""
         names = {self._bound_name(flow) for flow in flows}
         if not flows or None in names:
             return []
@@ -754,11 +773,14 @@ class PipelineModel(KerasQueries):
         receivers, returns = self._returned_into(names) if "return" in self.source else (set(), 0)
         names |= receivers
         handed = self._handed_as_arguments(names)
-        if len(handed) != sum(self._uses(name) for name in names) - returns:
+        indexed = sum(1 for name in names for _, following, _, _ in self._mentions().get(name, [])
+                      if following[:1] == ["["]) if looks else 0
+        if len(handed) != sum(self._uses(name) for name in names) - returns - indexed:
             return []
-        # (`validation_steps=len(val_flow)`: its length, no batch loaded)
+        # (`validation_steps=len(val_flow)`: its length, no batch loaded; `next(test_gen)`: a look)
         return [(site, arg) for site, arg in handed
-                if not (isinstance(site.call.func, cst.Name) and site.call.func.value in DESCRIBING_BUILTINS)]
+                if not (isinstance(site.call.func, cst.Name) and (site.call.func.value in DESCRIBING_BUILTINS
+                                                                  or looks and site.call.func.value in ("next", "iter")))]
 
     def _returned_into(self, names: set[str]) -> tuple[set[str], int]:
         """The names this module's callers unpack `names` into where a function of the module
@@ -930,7 +952,7 @@ class PipelineModel(KerasQueries):
         if isinstance(func, cst.Attribute) and func.attr.value in _EVALUATING_METHODS:
             return True
         received = self._received_as(site, arg)
-        return received is not None and _only_evaluated_through(*received)
+        return received is not None and _only_evaluated_through(*received, self.validates_much)
 
     def _looked_at_name(self, name: str, indirection: int = 0) -> bool:
         if self._imported_from_here(name):
@@ -1499,9 +1521,12 @@ class PipelineModel(KerasQueries):
         return self.module.code_for_node(node)
 
 
-def _only_evaluated_through(function: cst.FunctionDef, param: str) -> bool:
+def _only_evaluated_through(function: cst.FunctionDef, param: str,
+                            validates_much: Callable[[cst.Call], bool] = lambda call: True) -> bool:
     """Does `function` use its parameter `param` only as what `evaluate`/`predict` (or their
-    `_generator` forms) run on, or to read what it says of itself (`gen.class_indices`)?"""
+    `_generator` forms) run on, as the `validation_data` of a `fit` that does not validate much
+    (`validates_much`), to read what it says of itself (`gen.class_indices`), or, where it trains
+    nothing, to look at one batch (`next(iter(gen))`)?"""
     mentions = [name for name in nodes_of(function.body, cst.Name) if name.value == param]
     allowed = {id(arg.value) for call in nodes_of(function.body, cst.Call)
                if isinstance(call.func, cst.Attribute) and call.func.attr.value in _EVALUATING_METHODS
@@ -1509,6 +1534,24 @@ def _only_evaluated_through(function: cst.FunctionDef, param: str) -> bool:
     allowed |= {id(attribute.value) for attribute in nodes_of(function.body, cst.Attribute)
                 if isinstance(attribute.value, cst.Name) and attribute.value.value == param
                 and attribute.attr.value in _DESCRIBING_ATTRIBUTES}
+    calls = nodes_of(function.body, cst.Call)
+    # (`model.fit(train_gen, validation_data=val_gen)` in `train_phase1(model, train_gen, val_gen)`:
+    # validation loads a small part of each epoch, as `validates_much` weighs it)
+    allowed |= {id(arg.value) for call in calls
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("fit", "fit_generator")
+                and not validates_much(call)
+                for arg in call.args if arg.keyword is not None and arg.keyword.value == "validation_data"
+                and isinstance(arg.value, cst.Name) and arg.value.value == param}
+    if not _trains_in(calls, _APPLYING_CALLS):
+        # (`next(gen)`, `next(iter(gen))`: one batch for a figure, in a function that trains nothing)
+        for call in calls:
+            if isinstance(call.func, cst.Name) and call.func.value == "next" and call.args:
+                inner = call.args[0].value
+                if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "iter" \
+                        and inner.args:
+                    inner = inner.args[0].value
+                if isinstance(inner, cst.Name) and inner.value == param:
+                    allowed.add(id(inner))
     return bool(mentions) and all(id(name) in allowed for name in mentions)
 
 
