@@ -284,7 +284,31 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
             diagnostics.extend(_to_diagnostics(path, module, source, tree, statement_of, findings))
         except Exception as error:  # noqa: BLE001
             diagnostics.append(_engine_diagnostic(path, "PL000", f"reporting failed: {type(error).__name__}: {error}"))
+        folder = _archive_folder(path)
+        if folder is not None:
+            diagnostics = [_in_archive(d, folder) for d in diagnostics]
     return _suppressed(source, path, codes, _deduplicate(diagnostics))
+
+
+# A folder of code kept for reference (`_old/`, `archive/`, `backup/`, `deprecated/`, `old_scripts/`):
+# what its files would cost or change is no longer paid by the project's runs.
+_ARCHIVE_FOLDER = re.compile(r"^_*(?:old|archived?|archives|deprecated|backups?|unused|obsolete|trash)(?:[_-]\w*)?$",
+                             re.IGNORECASE)
+
+
+def _archive_folder(path: str) -> str | None:
+    """The first folder of `path` (as shown: relative to where the check was asked) that keeps
+    code for reference, if any."""
+    folders = path.replace("\\", "/").split("/")[:-1]
+    return next((folder for folder in folders if _ARCHIVE_FOLDER.match(folder)), None)
+
+
+def _in_archive(d: Diagnostic, folder: str) -> Diagnostic:
+    """A speed or correctness finding in an archive folder: minor, and the message says why."""
+    minor = {Impact.SPEED: Impact.MINOR_SPEED, Impact.CORRECTNESS: Impact.MINOR_CORRECTNESS}.get(d.impact)
+    if minor is None:
+        return d
+    return replace(d, impact=minor, message=f"{d.message} (minor here: `{folder}/` keeps code for reference)")
 
 
 _DONE = {"shuffle": "shuffled", "cache": "cached", "batch": "batched", "padded_batch": "batched",

@@ -6,6 +6,7 @@ and what a real project's layout did to the project pass."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from clirunner import separate_streams_runner
@@ -1743,3 +1744,84 @@ def test_pool_2042_validation_and_test_flows_handed_through_functions_are_minor(
                           "model.trainable_variables))")
     root = _project(tmp_path / "trains", {"train.py": trains})
     assert impacts(root) == [(5, "speed"), (6, "minor-speed"), (7, "speed")]
+
+
+# --- Pool 2044's verdicts, classes fixed after its first contact (not fresh) -----------------
+
+def test_pool_2044_a_file_name_pasted_as_the_first_line_stops_the_script(tmp_path):
+    """`asnaro1-srcnn-modelling.py` as the first line reads `asnaro1`, which nothing binds: a
+    NameError, and the generator below never trains. A name the module binds there is no crash."""
+    body = textwrap.dedent("""
+        from keras.preprocessing.image import ImageDataGenerator
+        datagen = ImageDataGenerator(rotation_range=10)
+        model.fit(datagen.flow_from_directory("data"), epochs=5)
+    """).lstrip("\n")
+    root = _project(tmp_path / "pasted", {"train.py": "asnaro1-srcnn-modelling.py\n" + body})
+    assert _found(root, "PL403") == []
+    root = _project(tmp_path / "bound", {"train.py": "asnaro1 = srcnn = modelling = 1\nasnaro1-srcnn-modelling.py\n"
+                                         + body})
+    assert _found(root, "PL403") == [("train.py", 4, "PL403")]
+
+
+def test_pool_2044_keras1_code_is_told_of_nb_worker(tmp_path):
+    """Code in Keras 1's API (`Convolution2D(32, 3, 3)`, `nb_epoch=`) with no release declared:
+    Keras 1's `fit_generator` takes `nb_worker`, not `workers`; the message says both."""
+    root = _project(tmp_path, {"train.py": """
+        from keras.models import Sequential
+        from keras.layers import Convolution2D
+        from keras.preprocessing.image import ImageDataGenerator
+        model = Sequential([Convolution2D(32, 3, 3, input_shape=(64, 64, 3))])
+        gen = ImageDataGenerator(horizontal_flip=True).flow_from_directory("data")
+        model.fit_generator(gen, samples_per_epoch=20000, nb_epoch=30)
+    """})
+    (message,) = [d.message for d in check_paths([root], select=["PL403"])]
+    assert "`fit_generator(..., workers=N)` (`nb_worker=N` on Keras 1)" in message
+
+
+def test_pool_2044_an_evaluation_script_that_indexes_its_test_flow(tmp_path):
+    """`img, _ = test_generator[i]` then `model.predict(img)` or a PyTorch model under `no_grad()`,
+    in a script that trains nothing (`from_pretrained` loads weights): minor speed. The same
+    indexing in a script that trains on the batches is speed."""
+    code = """
+        import numpy as np
+        import tensorflow as tf
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        processor = AutoProcessor.from_pretrained("vlm")
+        test_generator = ImageDataGenerator(rescale=1. / 255).flow_from_directory("test", batch_size=1, shuffle=False)
+        y_true = test_generator.classes
+        for i in range(test_generator.samples):
+            img, _ = test_generator[i]
+            SCORE
+    """
+
+    def impacts(root):
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--output-format", "json", "--no-cache",
+                                                        "--show-minor-speed"])
+        return [item["impact"] for item in json.loads(shown.output) if item["code"] == "PL403"]
+
+    for name, score, impact in (("keras", "model.predict(img, verbose=0)", "minor-speed"),
+                                ("torch", "with torch.no_grad():\n                out = vlm(img)", "minor-speed"),
+                                ("trains", "model.train_on_batch(img, y_true[i:i + 1])", "speed")):
+        root = _project(tmp_path / name, {"accuracy.py": code.replace("SCORE", score)})
+        assert impacts(root) == [impact], name
+
+
+def test_pool_2044_findings_in_a_folder_kept_for_reference_are_minor(tmp_path):
+    """A training script under `scripts/_old_main_scripts/_old/` (or `backup/`) is kept for
+    reference: its speed and correctness findings are minor, and say why. The same script outside
+    such a folder keeps its impact; a folder merely named like one (`golden/`) is no archive."""
+    script = """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(1000)
+        train, val = ds.take(800), ds.skip(800)
+        model.fit(train.batch(32), validation_data=val.batch(32), epochs=10)
+    """
+    root = _project(tmp_path, {"scripts/_old_main_scripts/_old/main.py": script, "backup/v2/train.py": script,
+                               "golden/train.py": script, "train.py": script})
+    shown = separate_streams_runner().invoke(main, ["check", str(root), "--select", "PL206", "--output-format",
+                                                    "json", "--no-cache", "--show-minor-correctness"])
+    found = {Path(item["path"]).relative_to(root).as_posix(): item for item in json.loads(shown.output)}
+    assert {path: item["impact"] for path, item in found.items()} == {
+        "scripts/_old_main_scripts/_old/main.py": "minor-correctness", "backup/v2/train.py": "minor-correctness",
+        "golden/train.py": "correctness", "train.py": "correctness"}
+    assert found["backup/v2/train.py"]["message"].endswith("(minor here: `backup/` keeps code for reference)")

@@ -69,7 +69,8 @@ _TRAINING = re.compile(r"(^|_)(train|fit|backward|minimize|gradient|gradients|ap
 # trains"), but for the names that only load or split the training data (`train_test_split`,
 # `load_train_data`, `prepare_for_training`).
 TRAINS_SOMEWHERE = re.compile(
-    r"GradientTape|\b(?!train_test_split\b|(?:load|get|read|prepare|preprocess|split)_\w*\s*\(|\w*_for_training\s*\()"
+    r"GradientTape|\b(?!train_test_split\b|(?:load|get|read|prepare|preprocess|split)_\w*\s*\(|\w*_for_training\s*\(|"
+    r"\w*pretrained\w*\s*\()"
     r"\w*(train|fit|backward|minimize|gradient|optimizer|step|compile)\w*\s*\(",
     re.IGNORECASE)
 

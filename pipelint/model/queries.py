@@ -151,7 +151,7 @@ _REPRESENTATIVE = re.compile(r"\brepresentative_dataset\s*=\s*(?:lambda\s*:\s*)?
 # one such call asks the same ones).
 FUNCTION_SITE_OPS = ("map", "filter", "interleave", "flat_map")
 # A call that scores or applies a model (`model.predict(x)`).
-_RUNS_A_MODEL = re.compile(r"\.(?:predict|evaluate)\w*\s*\(")
+_RUNS_A_MODEL = re.compile(r"\.(?:predict|evaluate)\w*\s*\(|\b(?:no_grad|inference_mode)\s*\(")  # (or PyTorch's)
 # Keras calls that read a generator's batches without training on them.
 _EVALUATING_METHODS = frozenset({"evaluate", "evaluate_generator", "predict", "predict_generator",
                                  "predict_on_batch", "test_on_batch"})
@@ -734,6 +734,21 @@ class PipelineModel(KerasQueries):
         # on batches it pulls itself)
         handed = self._flows_handed(flows, looks=_OWN_TRAINING_LOOP.search(self.source) is None)
         return bool(handed) and all(self._evaluates(site, arg) or self._validates_on(site, arg) for site, arg in handed)
+
+    def batches_only_read(self, flows: list[cst.Call]) -> bool:
+        """Is every flow bound to a name the module reads only batch by batch itself (`next(gen)`,
+        `gen[i]`, `for x, y in gen`) or for what it says of itself (`gen.classes`), never handing it
+        to a call? (In a module that scores a model and trains nothing: an evaluation script.)"""
+        names = {self._bound_name(flow) for flow in flows}
+        if not flows or None in names:
+            return False
+        for name in names:
+            for previous, following, _, _ in self._mentions().get(name, []):
+                if _describes(following) or following[:1] == ["["] or previous == "in" \
+                        or previous == "(" and following[:1] == [")"]:
+                    continue
+                return False
+        return True
 
     def images_per_run(self, flows: list[cst.Call]) -> int | None:
         """The images the training calls handed these flows load over the run, where each writes

@@ -1,7 +1,8 @@
 """Code no run reaches because a statement before it surely raises: it reads a name that nothing
 in the module binds but a line commented out (`# base_dir = "data/"`), so Python stops there with
 a NameError, and the rest of that block never runs (C1: a pipeline built or trained there is never
-trained on). So does a line that is a bare name nothing binds (`ggwp`), and a Keras name the
+trained on). So does a line that is a bare name nothing binds (`ggwp`, or a file name pasted as
+code: `asnaro1-srcnn-modelling.py`), and a Keras name the
 module forgot to import (`model = Sequential()` in a script that imports other names from Keras
 or TensorFlow, but not `Sequential`). Another name bound
 nowhere at all is left alone: a snippet pasted without its setup (`model.fit(ds)` with no `model`)
@@ -43,7 +44,9 @@ _KERAS_NAMES = frozenset({
     "ZeroPadding2D", "ImageDataGenerator", "load_img", "img_to_array", "image_dataset_from_directory",
     "to_categorical", "Adam", "SGD", "RMSprop", "ModelCheckpoint", "EarlyStopping", "ReduceLROnPlateau",
     "VGG16", "VGG19", "ResNet50", "MobileNetV2", "InceptionV3", "Xception", "DenseNet121", "EfficientNetB0"})
-_BARE_NAME_LINE = re.compile(r"(?m)^[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$")
+# (also a file name pasted as the first line, `asnaro1-srcnn-modelling.py`: names joined by `-`, `+`,
+# `.`, the first of which Python reads first)
+_BARE_NAME_LINE = re.compile(r"(?m)^[ \t]*([A-Za-z_]\w*)(?:[ \t]*[-+.][ \t]*[A-Za-z_]\w*)*[ \t]*(?:#[^\n]*)?$")
 _IMPORTS_KERAS = re.compile(r"^\s*(?:from\s+(?:tensorflow|keras)[\w.]*\s+import|import\s+(?:tensorflow|keras)\b)",
                             re.MULTILINE)
 

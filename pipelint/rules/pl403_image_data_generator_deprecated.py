@@ -230,7 +230,8 @@ def _advice(target, augments: bool = True, standalone: bool = False, in_memory: 
     # (tf.data came with TensorFlow 1.4; the multi-backend Keras of TensorFlow 1.x and 2.0-2.2
     # takes Python generators and Sequences only)
     if target.is_before((1, 4)) or standalone and target.is_before((2, 3)):
-        return f"on {target.describe_tensorflow()} load batches in parallel with `fit_generator(..., workers=N)`"
+        return f"on {target.describe_tensorflow()} load batches in parallel with `fit_generator(..., workers=N)`" \
+            + _keras1_workers(target)
     random = " and `tf.image` random ops" if augments else ""
     if target.is_before((2, 3)):
         if target.is_before((2, 1)) or target.tensorflow is None:
@@ -263,6 +264,19 @@ def _advice(target, augments: bool = True, standalone: bool = False, in_memory: 
     if target.keras_major == 2 and not target.is_from((2, 6)):
         return f"use {current} (TensorFlow 2.6 and later; from 2.3: {experimental}){workers}"
     return f"use {current}{workers}"
+
+
+# Keras 1's own spellings (`nb_epoch=`, `Convolution2D(32, 3, 3)`), which the target's source may name.
+_KERAS1_MARKS = ("nb_epoch", "samples_per_epoch", "nb_val_samples", "max_q_size", "nb_worker", "pickle_safe",
+                 "border_mode", "Convolution2D")
+
+
+def _keras1_workers(target) -> str:
+    """Keras 1's `fit_generator` takes `nb_worker` (Keras 2 up to 2.2 still reads it as `workers`):
+    said where the code is written in Keras 1's API and no release is declared."""
+    if target.tensorflow is None and any(mark in target.source for mark in _KERAS1_MARKS):
+        return " (`nb_worker=N` on Keras 1)"
+    return ""
 
 
 def _standalone(model, construction: cst.Call) -> bool:
@@ -459,8 +473,10 @@ No automatic fix.
             # (batches only evaluated or predicted on, after training: loading them costs no training
             # time; validation batches: a small part of an epoch's)
             # (or pulled by `next()` in a module that predicts and trains nothing: test-time augmentation)
+            # (or read batch by batch, `test_generator[i]`, in such a module: an evaluation script)
             minor = ctx.model.off_training_flows(flows) or (
-                _pulled_by_next(ctx.model, flows) and ctx.model.runs_a_model() and not ctx.model.trains_somewhere())
+                (_pulled_by_next(ctx.model, flows) or ctx.model.batches_only_read(flows))
+                and ctx.model.runs_a_model() and not ctx.model.trains_somewhere())
             # (`steps_per_epoch=40` of batches of 4 for 5 epochs: 800 images, seconds of work)
             per_run = ctx.model.images_per_run(flows) if serial_work and not minor else None
             small = per_run is not None and per_run < SMALL_RUN_IMAGES
