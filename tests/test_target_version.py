@@ -496,7 +496,7 @@ def test_keras_1_arguments_mean_standalone_keras_before_tensorflow_2_3(tmp_path)
     target = target_for(root / "train.py", (root / "train.py").read_text())
     assert target.describe_tensorflow() == "TensorFlow before 2.3 (`samples_per_epoch` in this module)"
     (message,) = [d.message for d in check_paths([root], select=["PL403"])]
-    assert message.endswith("load batches in parallel with `fit_generator(..., workers=N)`")
+    assert message.endswith("load batches in parallel with `fit_generator(..., workers=N)` (`nb_worker=N` on Keras 1)")
 
 
 def test_before_tf_data_the_advice_is_workers_alone(tmp_path):
