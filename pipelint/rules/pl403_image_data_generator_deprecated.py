@@ -334,7 +334,8 @@ make_generators()`) is minor speed (shown with `--show-minor-speed`): loading th
 whose batches are only the `validation_data` of a `fit` (or are that and evaluated), unless
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
 the training generator's finding says what to change for both; and one pulled by `next()` in a module that
-predicts and trains nothing (test-time augmentation); and, in a notebook whose saved outputs show Keras
+predicts and trains nothing (test-time augmentation), or read there batch by batch (`test_generator[i]`
+into `predict`, or into a PyTorch model under `no_grad()`: an evaluation script); and, in a notebook whose saved outputs show Keras
 found fewer than 2,500 images, any of them (an epoch's loading takes seconds), and likewise one whose
 training calls write a run of fewer than 50,000 images (`steps_per_epoch=40` of batches of 4 for 5
 epochs: 800). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
@@ -343,7 +344,8 @@ the stable names from TensorFlow 2.6, the `experimental` ones from 2.3, a tf.dat
 Keras 2 also `fit(workers=N, use_multiprocessing=True)` (`fit_generator(..., workers=N)` before TensorFlow
 2.1; that alone before TensorFlow 1.4, which brought tf.data, and with the standalone, multi-backend
 Keras of TensorFlow before 2.3, which trains on no tf.data dataset; standalone Keras 2 of an unnamed
-release is told of `fit_generator(..., workers=N)`, since `fit` took generators only from 2.3). Arrays already in memory
+release is told of `fit_generator(..., workers=N)`, since `fit` took generators only from 2.3; code in
+Keras 1's API, `nb_epoch=` or `Convolution2D(32, 3, 3)`, also of Keras 1's `nb_worker=N`). Arrays already in memory
 (`flow(x, y)`, also where a helper the generator is handed makes the flow) are told of
 `Dataset.from_tensor_slices`, not of a directory loader. Batches the module's own loop pulls (`next(train_gen)`
 into a session's `feed_dict`, no Keras training call in the module) are told of a tf.data pipeline alone: no
