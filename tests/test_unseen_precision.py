@@ -1825,3 +1825,37 @@ def test_pool_2044_findings_in_a_folder_kept_for_reference_are_minor(tmp_path):
         "scripts/_old_main_scripts/_old/main.py": "minor-correctness", "backup/v2/train.py": "minor-correctness",
         "golden/train.py": "correctness", "train.py": "correctness"}
     assert found["backup/v2/train.py"]["message"].endswith("(minor here: `backup/` keeps code for reference)")
+
+
+def test_pool_2044_a_prediction_script_nothing_imports(tmp_path):
+    """`analyze.py` returns a flow from a helper (`return datagen.flow_from_directory(...)`) and
+    predicts on it, trains nothing, and no module imports it: minor speed. Imported by a script that
+    trains on the helper's flow, its loading is training time."""
+    analyze = """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def create_data_generator(data_dir):
+            datagen = ImageDataGenerator(rescale=1.0 / 255)
+            return datagen.flow_from_directory(data_dir, shuffle=False)
+
+        def main():
+            model = load_model("model.h5")
+            predictions = model.predict(create_data_generator("dataset"))
+            print(predictions.argmax(axis=1))
+
+        if __name__ == "__main__":
+            main()
+    """
+
+    def impacts(root):
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--output-format", "json", "--no-cache",
+                                                        "--show-minor-speed"])
+        return [(Path(item["path"]).name, item["impact"]) for item in json.loads(shown.output)]
+
+    root = _project(tmp_path / "alone", {"analyze.py": analyze})
+    assert impacts(root) == [("analyze.py", "minor-speed")]
+    root = _project(tmp_path / "imported", {"analyze.py": analyze, "train.py": """
+        from analyze import create_data_generator
+        model.fit(create_data_generator("dataset"), epochs=10)
+    """})
+    assert impacts(root) == [("analyze.py", "speed")]

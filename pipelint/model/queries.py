@@ -735,6 +735,13 @@ class PipelineModel(KerasQueries):
         handed = self._flows_handed(flows, looks=_OWN_TRAINING_LOOP.search(self.source) is None)
         return bool(handed) and all(self._evaluates(site, arg) or self._validates_on(site, arg) for site, arg in handed)
 
+    def evaluation_script(self) -> bool:
+        """Does this module score a model (`predict`, `evaluate`) and train nothing, with no project
+        module importing it: a script whose loading costs no training step?"""
+        mentioned = getattr(self.project, "mentioned_by_importers", None)
+        imported = mentioned is not None and self.project.context.importer_texts(self.project.name)
+        return not imported and self.runs_a_model() and not self.trains_somewhere()
+
     def batches_only_read(self, flows: list[cst.Call]) -> bool:
         """Is every flow bound to a name the module reads only batch by batch itself (`next(gen)`,
         `gen[i]`, `for x, y in gen`) or for what it says of itself (`gen.classes`), never handing it

@@ -335,7 +335,8 @@ whose batches are only the `validation_data` of a `fit` (or are that and evaluat
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
 the training generator's finding says what to change for both; and one pulled by `next()` in a module that
 predicts and trains nothing (test-time augmentation), or read there batch by batch (`test_generator[i]`
-into `predict`, or into a PyTorch model under `no_grad()`: an evaluation script); and, in a notebook whose saved outputs show Keras
+into `predict`, or into a PyTorch model under `no_grad()`: an evaluation script), and any made in a
+module that scores a model, trains nothing, and no project module imports; and, in a notebook whose saved outputs show Keras
 found fewer than 2,500 images, any of them (an epoch's loading takes seconds), and likewise one whose
 training calls write a run of fewer than 50,000 images (`steps_per_epoch=40` of batches of 4 for 5
 epochs: 800). A generator that only scales is told where its scaling goes (`Rescaling`, `preprocess_input`),
@@ -476,7 +477,8 @@ No automatic fix.
             # time; validation batches: a small part of an epoch's)
             # (or pulled by `next()` in a module that predicts and trains nothing: test-time augmentation)
             # (or read batch by batch, `test_generator[i]`, in such a module: an evaluation script)
-            minor = ctx.model.off_training_flows(flows) or (
+            # (or made in a script that scores a model, trains nothing, and nothing imports)
+            minor = ctx.model.off_training_flows(flows) or ctx.model.evaluation_script() or (
                 (_pulled_by_next(ctx.model, flows) or ctx.model.batches_only_read(flows))
                 and ctx.model.runs_a_model() and not ctx.model.trains_somewhere())
             # (`steps_per_epoch=40` of batches of 4 for 5 epochs: 800 images, seconds of work)
