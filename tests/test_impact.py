@@ -493,6 +493,7 @@ def test_a_flow_rewound_before_it_is_predicted_on_is_minor_speed(tmp_path, rewin
         test_batches = ImageDataGenerator().flow_from_directory("data/test", target_size=(224, 224))
         {rewind}
         pred = model.predict(test_batches)
+        model.fit(x_train, y_train, epochs=3)  # (a script that also trains: no evaluation script)
     """)
     assert [(item["line"], item["impact"]) for item in _json(root, "--show-minor-speed")] == [(2, impact)]
 
