@@ -1859,3 +1859,76 @@ def test_pool_2044_a_prediction_script_nothing_imports(tmp_path):
         model.fit(create_data_generator("dataset"), epochs=10)
     """})
     assert impacts(root) == [("analyze.py", "speed")]
+
+
+# --- Pool 2045's verdicts, classes fixed after its first contact (not fresh) -----------------
+
+def test_pool_2045_a_flow_stored_on_self_that_nothing_reads(tmp_path):
+    """`self.train_generator = self.train_datagen.flow(x, y)`, then `fit` on the arrays: no batch
+    is loaded. Trained on (`fit(self.train_generator)`), it is reported."""
+    code = """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        class EmotionModel:
+            def train(self):
+                self.train_datagen = ImageDataGenerator(rotation_range=20, horizontal_flip=True)
+                self.train_generator = self.train_datagen.flow(self.images, self.labels, batch_size=32)
+                self.history = self.model.fit(self.images, self.labels, epochs=20)
+
+        EmotionModel().train()
+    """
+    root = _project(tmp_path / "unread", {"emotion_ai.py": code})
+    assert _found(root, "PL403") == []
+    root = _project(tmp_path / "read", {"emotion_ai.py": code.replace("fit(self.images, self.labels,",
+                                                                      "fit(self.train_generator,")})
+    assert _found(root, "PL403") == [("emotion_ai.py", 5, "PL403")]
+
+
+def test_pool_2045_a_helper_only_re_exported_by_its_package_is_never_called(tmp_path):
+    """`preprocessing/__init__.py` re-exports `build_train_datagen`, and the training script (which
+    puts `backend/` on `sys.path` through names: `BACKEND_DIR = os.path.dirname(CURRENT_DIR)`)
+    imports only `build_transfer_datagen`: the other helper never runs. In a packaged project
+    (`pyproject.toml`), a re-exported name may be read from outside, and stays reported."""
+    files = {
+        "backend/__init__.py": "",
+        "backend/preprocessing/__init__.py": """
+            from .preprocess import (
+                build_train_datagen,
+                build_transfer_datagen,
+            )
+
+            __all__ = ["build_train_datagen", "build_transfer_datagen"]
+        """,
+        "backend/preprocessing/preprocess.py": """
+            from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+            def build_train_datagen():
+                return ImageDataGenerator(rotation_range=15, zoom_range=0.1)
+
+            def build_transfer_datagen():
+                return ImageDataGenerator(rotation_range=10, horizontal_flip=True)
+        """,
+        "backend/scripts/train_model.py": """
+            import os
+            import sys
+            import tensorflow as tf
+            CURRENT_DIR = os.path.dirname(os.path.abspath(__file__))
+            BACKEND_DIR = os.path.dirname(CURRENT_DIR)
+            if BACKEND_DIR not in sys.path:
+                sys.path.insert(0, BACKEND_DIR)
+            from preprocessing.preprocess import build_transfer_datagen
+
+            def main():
+                gen = build_transfer_datagen().flow_from_directory("data/train")
+                model = tf.keras.models.load_model("base.keras")
+                model.fit(gen, epochs=30)
+
+            if __name__ == "__main__":
+                main()
+        """,
+    }
+    root = _project(tmp_path / "app", files)
+    assert _found(root, "PL403") == [("backend/preprocessing/preprocess.py", 7, "PL403")]
+    root = _project(tmp_path / "packaged", {**files, "pyproject.toml": "[project]\nname = 'backend'\n"})
+    assert _found(root, "PL403") == [("backend/preprocessing/preprocess.py", 4, "PL403"),
+                                     ("backend/preprocessing/preprocess.py", 7, "PL403")]

@@ -1310,21 +1310,31 @@ class PipelineModel(KerasQueries):
 
     def _kept_on_unread_attribute(self, op: Op) -> bool:
         """Is `op`'s chain stored on an attribute of `self` that nothing reads (`self.val =
-        ds.skip(n)`, then `fit(self.train)` alone): no method of the module reads `.val`, no
-        project module that imports this one names it, and nothing looks it up by name?"""
-        around = ancestors(self.module, op.call) or []
+        ds.skip(n)`, then `fit(self.train)` alone)?"""
+        return self.stored_on_self_unread(op.call)
+
+    def self_attribute_of(self, value: cst.CSTNode) -> str | None:
+        """The attribute of `self` that `value` is assigned to where it is made (`self.gen = ...`)."""
+        around = ancestors(self.module, value) or []
         parent = around[-2] if len(around) > 1 else None
-        if not (isinstance(parent, cst.Assign) and parent.value is op.call and len(parent.targets) == 1):
-            return False
+        if not (isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1):
+            return None
         target = parent.targets[0].target
-        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self"):
-            return False
-        attr = target.attr.value
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            return target.attr.value
+        return None
+
+    def attribute_reads(self, attr: str) -> list[cst.Attribute]:
+        """Every `x.attr` of the module that is not an assignment's target."""
         stored = {id(node) for node in self.attribute_assignments}
-        if any(node.attr.value == attr and id(node) not in stored for node in nodes_of(self.module, cst.Attribute)):
-            return False
-        return f'"{attr}"' not in self.source and f"'{attr}'" not in self.source \
-            and read_by_importers(self.project, attr) is not True
+        return [node for node in nodes_of(self.module, cst.Attribute) if node.attr.value == attr and id(node) not in stored]
+
+    def stored_on_self_unread(self, value: cst.CSTNode) -> bool:
+        """Is `value` stored on an attribute of `self` that nothing reads: no method of the module
+        reads it, no project module that imports this one names it, and nothing looks it up by name?"""
+        attr = self.self_attribute_of(value)
+        return attr is not None and not self.attribute_reads(attr) and f'"{attr}"' not in self.source \
+            and f"'{attr}'" not in self.source and read_by_importers(self.project, attr) is not True
 
     def parameter_default(self, node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The default value of parameter `name` of the innermost function around `node` that

@@ -17,7 +17,7 @@ from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.syntax import blocks_of
 from pipelint.model.values import merge_values
-from pipelint.project.index import ModuleSummary, ProjectIndex
+from pipelint.project.index import ModuleSummary, ProjectIndex, project_root
 
 
 class ForeignModule:
@@ -105,6 +105,19 @@ def _imports_of(module: cst.Module) -> list[cst.Import | cst.ImportFrom]:
     return found
 
 
+# What a package's `__init__.py` writes to re-export names: its imports and its `__all__`.
+_REEXPORTS = re.compile(r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\n]*)|import[ \t]+[^\n]*|"
+                        r"__all__[ \t]*[+]?=[ \t]*(?:\[[^\]]*\]|\([^)]*\)))", re.MULTILINE)
+_MAX_REEXPORT_DEPTH = 4  # packages re-exporting from packages, followed up this far
+
+
+def _packaged(directory: str) -> bool:
+    """Is the project that holds `directory` packaged for others to import (a `setup.py`,
+    `setup.cfg` or `pyproject.toml` at its root)?"""
+    root = project_root(directory)
+    return any(os.path.exists(os.path.join(root, name)) for name in ("setup.py", "setup.cfg", "pyproject.toml"))
+
+
 class ModuleView:
     """What the interpreter of one module asks of the project (see `PipelineModel.project`)."""
 
@@ -123,12 +136,32 @@ class ModuleView:
 
     def mentioned_by_importers(self, name: str) -> bool | None:
         """Does a project module that imports this one, by any name, mention `name` (a dataset
-        it binds, a function, a method)? None when no project module imports this one."""
-        texts = self.context.importer_texts(self.name)
-        if not texts:
+        it binds, a function, a method)? None when no project module imports this one. A package's
+        `__init__.py` that only re-exports it (`from .preprocess import build_datagen`, `__all__`)
+        passes the question on to the modules that import the package."""
+        return self._mentioned_below(self.name, re.compile(rf"\b{re.escape(name)}\b"), 0)
+
+    def _mentioned_below(self, module: str, pattern: re.Pattern[str], depth: int) -> bool | None:
+        index = self.context.index
+        importers = index.importers_of(module)
+        if not importers:
             return None
-        pattern = re.compile(rf"\b{re.escape(name)}\b")
-        return any(text is None or pattern.search(text) for text in texts)
+        for importer in importers:
+            text = self.context.module_text(importer)
+            if text is None:
+                return True
+            if not pattern.search(text):
+                continue
+            path = index.modules[importer].path
+            if depth < _MAX_REEXPORT_DEPTH and os.path.basename(path) == "__init__.py" \
+                    and not pattern.search(_REEXPORTS.sub("", text)):
+                below = self._mentioned_below(importer, pattern, depth + 1)
+                # (re-exported, and no module that imports the package names it; a package nothing
+                # in the project imports is read from outside only where the project is packaged)
+                if below is False or below is None and not _packaged(os.path.dirname(path)):
+                    continue
+            return True
+        return False
 
     def importers_say(self, pattern: re.Pattern[str]) -> bool:
         """Does the text of a project module that imports this one match `pattern`?"""

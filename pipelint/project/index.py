@@ -195,21 +195,24 @@ class SummaryStore(Protocol):
     def put(self, path: str, key: str, summary: dict) -> None: ...
 
 
-def _static_path(expr: ast.expr, file: str, depth: int = 0) -> str | None:
+def _static_path(expr: ast.expr, file: str, depth: int = 0, names: dict[str, ast.expr] | None = None) -> str | None:
     """The directory or file an expression names, when it is built from `__file__` and literals
-    (`os.path.join(os.path.dirname(__file__), "..", "lib")`, `Path(__file__).parent / "lib"`); a
-    relative literal is taken from the script's directory."""
+    (`os.path.join(os.path.dirname(__file__), "..", "lib")`, `Path(__file__).parent / "lib"`),
+    also through names the module binds once to such an expression (`names`: `BACKEND_DIR =
+    os.path.dirname(CURRENT_DIR)`); a relative literal is taken from the script's directory."""
     if depth > 12:
         return None
     if isinstance(expr, ast.Name) and expr.id == "__file__":
         return file
+    if isinstance(expr, ast.Name) and names and expr.id in names:
+        return _static_path(names[expr.id], file, depth + 1, names)
     if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
         return os.path.normpath(os.path.join(os.path.dirname(file), expr.value))
     if isinstance(expr, ast.Attribute) and expr.attr == "parent":
-        inner = _static_path(expr.value, file, depth + 1)
+        inner = _static_path(expr.value, file, depth + 1, names)
         return os.path.dirname(inner) if inner is not None else None
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
-        left, right = _static_path(expr.left, file, depth + 1), expr.right
+        left, right = _static_path(expr.left, file, depth + 1, names), expr.right
         if left is not None and isinstance(right, ast.Constant) and isinstance(right.value, str):
             return os.path.normpath(os.path.join(left, right.value))
         return None
@@ -218,16 +221,16 @@ def _static_path(expr: ast.expr, file: str, depth: int = 0) -> str | None:
     called = _dotted(expr.func) or ""
     last = called.rsplit(".", 1)[-1] if called else (expr.func.attr if isinstance(expr.func, ast.Attribute) else "")
     if last == "join" and expr.args:
-        parts = [_static_path(expr.args[0], file, depth + 1)]
+        parts = [_static_path(expr.args[0], file, depth + 1, names)]
         parts += [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in expr.args[1:]]
         return os.path.normpath(os.path.join(*parts)) if None not in parts else None
     if last == "dirname" and expr.args:
-        inner = _static_path(expr.args[0], file, depth + 1)
+        inner = _static_path(expr.args[0], file, depth + 1, names)
         return os.path.dirname(inner) if inner is not None else None
     if last in ("abspath", "realpath", "normpath", "Path", "str") and expr.args:
-        return _static_path(expr.args[0], file, depth + 1)
+        return _static_path(expr.args[0], file, depth + 1, names)
     if last in ("resolve", "absolute") and isinstance(expr.func, ast.Attribute):
-        return _static_path(expr.func.value, file, depth + 1)
+        return _static_path(expr.func.value, file, depth + 1, names)
     return None
 
 
@@ -260,10 +263,13 @@ def summarise(name: str, package: str, path: str, text: str, checked: bool, whol
         # Its imports only: what it imports from modules that export datasets is their uses.
         found = _TOP_LEVEL_IMPORT.findall(text)
         if found:
+            # (a module that puts directories on `sys.path` or loads modules by file needs its
+            # statements, `BACKEND_DIR = os.path.dirname(...)`, not only its import lines)
+            paths = "sys.path" in text or "spec_from_file_location" in text or "import_module" in text
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    tree = ast.parse("\n".join(found))
+                    tree = ast.parse(text if paths else "\n".join(found))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return summary
             _Reader(summary, text, tree).imports()
@@ -343,6 +349,9 @@ class _Reader:
         roots: list[str] = []
         specs: dict[str, str] = {}  # name bound to a spec -> the module's stem
         loaded: list[str] = []
+        # (`CURRENT_DIR = os.path.dirname(os.path.abspath(__file__))`, bound once at the top level)
+        bound = _bindings(node for node in self.tree.body if isinstance(node, ast.Assign))
+        names = {name: values[0] for name, values in bound.items() if len(values) == 1}
         for node in _top_level(self.tree.body):
             if not isinstance(node, (ast.Expr, ast.Assign)) or not isinstance(node.value, ast.Call):
                 continue
@@ -351,11 +360,11 @@ class _Reader:
             target = node.targets[0].id if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name) else None
             if called in ("sys.path.insert", "sys.path.append") and call.args:
-                directory = _static_path(call.args[-1], here)
+                directory = _static_path(call.args[-1], here, names=names)
                 if directory is not None:
                     roots.append(directory)
             elif called.endswith("spec_from_file_location") and len(call.args) >= 2 and target:
-                location = _static_path(call.args[1], here)
+                location = _static_path(call.args[1], here, names=names)
                 if location is not None and location.endswith(".py"):
                     roots.append(os.path.dirname(location))
                     specs[target] = os.path.basename(location)[:-3]

@@ -132,6 +132,22 @@ def _only_writes_to_disk(model, flows: list[cst.Call]) -> bool:
     return True
 
 
+def _only_flowed_into_unread_attributes(model, construction: cst.Call) -> bool:
+    """`self.train_datagen = ImageDataGenerator(...)` read only to make flows that are stored on
+    attributes of `self` nothing reads (`self.train_generator = self.train_datagen.flow(...)`, then
+    `fit` on the arrays): no batch is ever loaded."""
+    attr = model.self_attribute_of(construction)
+    if attr is None:
+        return False
+    # (the instance's attributes are not followed into the flows made on them: found by their text)
+    flows = [site.call for site in model.calls if isinstance(site.call.func, cst.Attribute)
+             and site.call.func.attr.value in _FLOWS and isinstance(site.call.func.value, cst.Attribute)
+             and site.call.func.value.attr.value == attr]
+    receivers = {id(flow.func.value) for flow in flows}
+    return bool(flows) and all(id(read) in receivers for read in model.attribute_reads(attr)) \
+        and all(model.stored_on_self_unread(flow) for flow in flows)
+
+
 def _bound_to(model, flow: cst.Call) -> cst.Name | None:
     """The plain name a flow is bound to where it is made (`train_gen = datagen.flow(...)`)."""
     around = ancestors(model.module, flow) or []
@@ -465,7 +481,8 @@ No automatic fix.
             flows = _flows(ctx.model, site.call)
             if ctx.model.only_looked_at(site.call, _FLOWS, neutral=frozenset({"fit"})) \
                     or _only_writes_to_disk(ctx.model, flows) or ctx.model.handed_only_to_lookers(site.call, _FLOWS) \
-                    or _only_transforms_images(ctx.model) or _only_calibrates(ctx.model, flows):
+                    or _only_transforms_images(ctx.model) or _only_calibrates(ctx.model, flows) \
+                    or _only_flowed_into_unread_attributes(ctx.model, site.call):
                 continue  # (C1: a generator nothing trains or evaluates on is no migration worth doing)
             target = ctx.model.target
             augments = _augments(ctx.model, site.call)
