@@ -1574,8 +1574,9 @@ def _only_evaluated_through(function: cst.FunctionDef, param: str,
                 and not validates_much(call)
                 for arg in call.args if arg.keyword is not None and arg.keyword.value == "validation_data"
                 and isinstance(arg.value, cst.Name) and arg.value.value == param}
-    if not _trains_in(calls, _APPLYING_CALLS):
-        # (`next(gen)`, `next(iter(gen))`: one batch for a figure, in a function that trains nothing)
+    if not _trains_in(calls, _APPLYING_CALLS) and not nodes_of(function.body, cst.Yield):
+        # (`next(gen)`, `next(iter(gen))`: one batch for a figure, in a function that trains nothing
+        # and yields nothing: a generator function's `next(gen)` hands its batches on to training)
         for call in calls:
             if isinstance(call.func, cst.Name) and call.func.value == "next" and call.args:
                 inner = call.args[0].value

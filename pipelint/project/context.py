@@ -17,7 +17,7 @@ from pipelint.model.imports import ImportTable
 from pipelint.model.interpreter import Interpreter
 from pipelint.model.syntax import blocks_of
 from pipelint.model.values import merge_values
-from pipelint.project.index import ModuleSummary, ProjectIndex, project_root
+from pipelint.project.index import ModuleSummary, ProjectIndex
 
 
 class ForeignModule:
@@ -111,13 +111,6 @@ _REEXPORTS = re.compile(r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|[^\
 _MAX_REEXPORT_DEPTH = 4  # packages re-exporting from packages, followed up this far
 
 
-def _packaged(directory: str) -> bool:
-    """Is the project that holds `directory` packaged for others to import (a `setup.py`,
-    `setup.cfg` or `pyproject.toml` at its root)?"""
-    root = project_root(directory)
-    return any(os.path.exists(os.path.join(root, name)) for name in ("setup.py", "setup.cfg", "pyproject.toml"))
-
-
 class ModuleView:
     """What the interpreter of one module asks of the project (see `PipelineModel.project`)."""
 
@@ -142,26 +135,30 @@ class ModuleView:
         return self._mentioned_below(self.name, re.compile(rf"\b{re.escape(name)}\b"), 0)
 
     def _mentioned_below(self, module: str, pattern: re.Pattern[str], depth: int) -> bool | None:
+        """True where an importer names it; False where importers that use the module exist and
+        none does; None where no such importer is known. A package's own `__init__.py` is no user:
+        one that only re-exports the name passes the question to the package's importers, one that
+        does not name it says nothing."""
         index = self.context.index
-        importers = index.importers_of(module)
-        if not importers:
-            return None
-        for importer in importers:
+        unused = False
+        for importer in index.importers_of(module):
             text = self.context.module_text(importer)
             if text is None:
                 return True
-            if not pattern.search(text):
-                continue
             path = index.modules[importer].path
-            if depth < _MAX_REEXPORT_DEPTH and os.path.basename(path) == "__init__.py" \
-                    and not pattern.search(_REEXPORTS.sub("", text)):
+            own_package = os.path.basename(path) == "__init__.py" and module.startswith(importer + ".")
+            if not pattern.search(text):
+                unused = unused or not own_package
+                continue
+            if own_package and depth < _MAX_REEXPORT_DEPTH and not pattern.search(_REEXPORTS.sub("", text)):
                 below = self._mentioned_below(importer, pattern, depth + 1)
-                # (re-exported, and no module that imports the package names it; a package nothing
-                # in the project imports is read from outside only where the project is packaged)
-                if below is False or below is None and not _packaged(os.path.dirname(path)):
+                if below is None:
+                    continue  # (re-exported by a package nothing in the project imports: read from outside, maybe)
+                if below is False:
+                    unused = True
                     continue
             return True
-        return False
+        return False if unused else None
 
     def importers_say(self, pattern: re.Pattern[str]) -> bool:
         """Does the text of a project module that imports this one match `pattern`?"""
