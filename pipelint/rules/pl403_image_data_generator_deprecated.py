@@ -342,7 +342,8 @@ already in memory costs little, and so does a Keras 2 `fit(workers=N)` that deco
 or, for a module that trains nothing, in one that imports it: `fit_generator(..., workers=workers)`). A generator whose
 batches are only looked at (`next(flow)`, `flow[0]` where it was made, `flow.class_indices` anywhere) is not
 reported, nor one a helper returns into names its callers never read (a template whose flows are commented
-out), nor one bound to a name the script binds again before training (the preview's `train_datagen`, then the
+out), nor one kept on `self` whose flows are kept on attributes nothing reads (`fit` then trains on the
+arrays), nor one bound to a name the script binds again before training (the preview's `train_datagen`, then the
 training one's); one whose batches
 are only evaluated or predicted on (`evaluate`, `predict`, here or through a function that does only that
 with them, or after a helper of the module returns them to callers that unpack them: `train_gen, val_gen =
