@@ -1934,3 +1934,114 @@ def test_pool_2045_a_helper_only_re_exported_by_its_package_is_never_called(tmp_
     root = _project(tmp_path / "library", library)
     assert _found(root, "PL403") == [("backend/preprocessing/preprocess.py", 4, "PL403"),
                                      ("backend/preprocessing/preprocess.py", 7, "PL403")]
+
+
+# --- Pool 2046's verdicts, classes fixed after its first contact (not fresh) -----------------
+
+def test_pool_2046_a_splat_of_a_dict_written_in_sight_is_read(tmp_path):
+    """The end-to-end template: `datagenerator_kwargs = dict(rescale=1/255, validation_split=0.2)`,
+    then `ImageDataGenerator(**datagenerator_kwargs)` scales and does not augment; with
+    `rotation_range=40, **datagenerator_kwargs` it augments. A splat of a dict out of sight may."""
+    root = _project(tmp_path, {"training.py": """
+        import tensorflow as tf
+
+        def train_valid_generator(config):
+            datagenerator_kwargs = dict(rescale=1 / 255, validation_split=0.2)
+            valid = tf.keras.preprocessing.image.ImageDataGenerator(**datagenerator_kwargs)
+            train = tf.keras.preprocessing.image.ImageDataGenerator(rotation_range=40, **datagenerator_kwargs)
+            unknown = tf.keras.preprocessing.image.ImageDataGenerator(**config.kwargs)
+            flows = [g.flow_from_directory("data", subset="training") for g in (valid, train, unknown)]
+            model.fit(flows[0], epochs=20)
+            model.fit(flows[1], epochs=20)
+            model.fit(flows[2], epochs=20)
+
+        train_valid_generator(config)
+    """})
+    messages = {d.line: d.message for d in check_paths([root], select=["PL403"])}
+    assert "loads in Python" in messages[5] and "its scaling (`Rescaling`" in messages[5]
+    assert "augments in Python" in messages[6] and "augments in Python" in messages[7]
+
+
+def test_pool_2046_a_flow_returned_into_a_name_its_caller_never_reads(tmp_path):
+    """`train_it, valid_it, test_it = load_data(...)`, `test_it` never read: the test generator
+    loads nothing. The training generator is reported."""
+    root = _project(tmp_path, {"vgg16.py": """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def load_data(root):
+            datagen_train = ImageDataGenerator(rescale=1. / 255)
+            datagen_test = ImageDataGenerator(rescale=1. / 255)
+            train_it = datagen_train.flow_from_directory(root + "/train")
+            test_it = datagen_test.flow_from_directory(root + "/test")
+            return train_it, test_it
+
+        def vgg16_model(root):
+            train_it, test_it = load_data(root)
+            model.fit(train_it, epochs=10)
+
+        vgg16_model("data")
+    """})
+    assert _found(root, "PL403") == [("vgg16.py", 4, "PL403")]
+
+
+def test_pool_2046_one_batch_pulled_for_a_figure_in_a_function(tmp_path):
+    """`imgs, _ = next(test_generator)` inside `visualize_predictions()`, in a module that shows
+    images and trains nothing: a look, wherever the function is."""
+    root = _project(tmp_path, {"visualize_predictions.py": """
+        import matplotlib.pyplot as plt
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+        test_generator = ImageDataGenerator(rescale=1. / 255).flow_from_directory("test", batch_size=9)
+
+        def visualize_predictions():
+            imgs, _ = next(test_generator)
+            for i in range(9):
+                plt.subplot(3, 3, i + 1)
+                plt.imshow(imgs[i])
+            plt.savefig("predictions.png")
+
+        visualize_predictions()
+    """})
+    assert _found(root, "PL403") == []
+
+
+def test_pool_2046_splits_that_exchange_no_training_data(tmp_path):
+    """A validation set cut into test (`take`, only counted) and validation (`skip`): nothing held
+    out reaches training. Cut from the training set, it leaks."""
+    code = """
+        import tensorflow as tf
+        train_dataset = tf.keras.utils.image_dataset_from_directory("data", subset="training", validation_split=0.2, seed=1)
+        validation_dataset = tf.keras.utils.image_dataset_from_directory("data", subset="validation", validation_split=0.2, seed=1)
+        val_batches = tf.data.experimental.cardinality(validation_dataset)
+        test_dataset = validation_dataset.take(val_batches // 5)
+        validation_dataset = validation_dataset.skip(val_batches // 5)
+        print(tf.data.experimental.cardinality(test_dataset))
+        test_dataset = test_dataset.prefetch(2)
+        model.fit(train_dataset, validation_data=validation_dataset, epochs=10)
+    """
+    root = _project(tmp_path / "held", {"train.py": code})
+    assert _found(root, "PL206") == []
+    leaking = code.replace("validation_dataset.take(val_batches // 5)", "train_dataset.take(val_batches // 5)") \
+        .replace("validation_dataset = validation_dataset.skip(val_batches // 5)",
+                 "train_dataset = train_dataset.skip(val_batches // 5)") \
+        .replace("model.fit(train_dataset, validation_data=validation_dataset, epochs=10)",
+                 "model.fit(train_dataset, validation_data=test_dataset, epochs=10)")
+    root = _project(tmp_path / "leak", {"train.py": leaking})
+    assert _found(root, "PL206") == [("train.py", 2, "PL206")]
+
+
+def test_pool_2046_a_batch_shuffle_of_a_held_out_split(tmp_path):
+    """`test_ds = test_ds.cache().shuffle(1000)` after the helper's batches, where the test split
+    is handed on out of sight: its order does not matter. The training split's is reported."""
+    root = _project(tmp_path, {"prepare.py": """
+        import tensorflow as tf
+
+        def prepare(train_ds, test_ds):
+            train_ds = train_ds.cache().shuffle(1000).prefetch(2)
+            test_ds = test_ds.cache().shuffle(1000).prefetch(2)
+            return train_ds, test_ds
+
+        ds = tf.keras.utils.image_dataset_from_directory("data")
+        train, test = prepare(ds.take(50), ds.skip(50))
+        Trainer(train, test).run()
+    """})
+    assert [line for _, line, _ in _found(root, "PL203")] == [4]

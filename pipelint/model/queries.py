@@ -164,6 +164,8 @@ _COMPARED_FLAG = re.compile(r"\bif\s+\w+\s*(?:[<>]=?|==|!=)\s*-?\d")
 _INT_COMPARISONS = {cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
                     cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
                     cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b}
+# Words of a name that holds held-out data (`named_held_out`).
+_HELD_OUT_WORDS = frozenset({"val", "valid", "validation", "test", "eval", "evaluation", "dev"})
 # A loop that trains on the batches it pulls itself (`off_training_flows`: then `gen[i]` may be trained on).
 # (a `GradientTape` alone computes gradients, as Grad-CAM does: training applies them)
 _OWN_TRAINING_LOOP = re.compile(r"train_on_batch|apply_gradients|\.minimize\(|sess\.run|session\.run")
@@ -684,7 +686,7 @@ class PipelineModel(KerasQueries):
                 # (a flow made in a loop below the generator's binding makes batches for real,
                 # augmented copies written to disk, unless the module only plots them)
                 if flow_result is None or depth > self._binding_depth(name) and not self._only_plots() \
-                        or not self._looked_at_name(flow_result):
+                        or not (self._looked_at_name(flow_result) or self._flow_returned_unread(name, flow_result, passes)):
                     return False
                 continue
             return False
@@ -828,6 +830,16 @@ class PipelineModel(KerasQueries):
             # (the return's mentions, and the unpacking's but its last, which reads as a binding)
             returns += len(at) + sum(1 for targets in unpacked for index in at if index < len(targets) - 1)
         return receivers, returns
+
+    def _flow_returned_unread(self, generator: str, flow: str, passes: frozenset[str]) -> bool:
+        """Is the flow `flow = generator.flow_from_directory(...)` returned by its function into
+        names its callers never read (`train_it, valid_it, test_it = load_data()`, `test_it` unused)?"""
+        if "return" not in self.source:
+            return False
+        made = [site.call for site in self.calls if isinstance(site.call.func, cst.Attribute)
+                and site.call.func.attr.value in passes and isinstance(site.call.func.value, cst.Name)
+                and site.call.func.value.value == generator and self._bound_name(site.call) == flow]
+        return len(made) == 1 and self._returned_only_unread(flow, made[0])
 
     def _returned_only_unread(self, name: str, call: cst.Call) -> bool:
         """Is `name`, bound to `call` in a function of the module, read there only by that
@@ -1004,8 +1016,8 @@ class PipelineModel(KerasQueries):
             # One `next(gen)` (or `gen[0]`, one batch) where it was made is a look; pulled in a loop
             # below it, batches are produced for real (augmented copies written to disk), unless
             # the loop runs a few times and trains nothing (`for i in range(9): plot(next(gen))`).
-            if looks and depth <= self._binding_depth(name):
-                continue
+            if looks and (depth <= self._binding_depth(name) or self._only_plots()):
+                continue  # (or anywhere in a module that only shows what it pulls)
             if looks and few[name] > 0:
                 few[name] -= 1
                 continue
@@ -1513,6 +1525,34 @@ class PipelineModel(KerasQueries):
                 for through in {id(o): o for path in consumer.value.paths for o in path.ops}.values():
                     self._consumers_by_op.setdefault(through, []).append(consumer)
         return list(self._consumers_by_op.get(op, ()))
+
+    def named_held_out(self, op: Op) -> bool:
+        """Is `op`'s chain bound to a name of held-out data and of nothing trained (`ds_val =
+        ds_val.cache()`, `test_ds`, `validDataset`), where its uses may be out of sight (returned to
+        another module's loop)? Its example order does not matter."""
+        around = ancestors(self.module, op.call) or []
+        assign = next((node for node in reversed(around) if isinstance(node, cst.Assign)), None)
+        if assign is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return False
+        words = {word.lower() for word in re.findall(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])", assign.targets[0].target.value)}
+        return bool(words & _HELD_OUT_WORDS) and "train" not in words and "training" not in words
+
+    def unconsumed(self, op: Op) -> bool:
+        """Is what `op` builds consumed by nothing in sight (no training, evaluation, look, return or
+        hand-off), only counted (`cardinality(test_ds)`, `len(test_ds)`), and named by no module
+        that may import it (a script's or a function's own names)?"""
+        if op.where is not None or self.consumers_of(op):
+            return False
+        chain = [op, *(later for tail in self.continuations(op) for later in tail)]
+        bindings = [binding for binding in (self.bindings.get(o) for o in chain) if binding is not None]
+        for name, module_level in bindings:
+            if module_level and self.importable:
+                read = read_by_importers(self.project, name)
+                if read is True or read is None and not self._runs_as_script():
+                    return False  # (a module-level name another module may read)
+        # (counted, and nothing else: a name never read at all is `dropped`'s to judge)
+        return any(re.search(rf"\b(?:cardinality|len)\(\s*{re.escape(name)}\s*\)", self.source)
+                   for name, _ in bindings)
 
     def never_trained_on(self, op: Op) -> bool:
         """Does what `op` builds never reach training: every known use is one of `NOT_TRAINING`

@@ -1,12 +1,7 @@
 from __future__ import annotations
 
-import re
-
-import libcst as cst
-
 from pipelint.diagnostics import Applicability
 from pipelint.model import FILE_ORDER_SHUFFLES, Op, batch_states, literal_int
-from pipelint.model.syntax import ancestors
 from pipelint.rules.base import Invalid, Rule, RuleContext
 from pipelint.rules.rewrite import swap_adjacent
 
@@ -22,21 +17,6 @@ def _one_element_cached(site) -> bool:
         path.ops and path.ops[-1].name == "take" and path.ops[-1].call is cache.receiver
         and (arg := path.ops[-1].arg("count", 0)) is not None and literal_int(arg.value) == 1
         for path in site.prefixes)
-
-
-# Words of a name that holds held-out data (`ds_val`, `valid_ds`, `testDataset`): its order does not matter.
-_HELD_OUT_WORDS = frozenset({"val", "valid", "validation", "test", "eval", "evaluation", "dev"})
-
-
-def _named_held_out(model, cache: Op) -> bool:
-    """Is the cache bound to a name of held-out data and of nothing trained (`ds_val =
-    ds_val.cache()`), where the uses are out of sight (returned to another module's loop)?"""
-    around = ancestors(model.module, cache.call) or []
-    assign = next((node for node in reversed(around) if isinstance(node, cst.Assign)), None)
-    if assign is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-        return False
-    words = {word.lower() for word in re.findall(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])", assign.targets[0].target.value)}
-    return bool(words & _HELD_OUT_WORDS) and "train" not in words and "training" not in words
 
 
 class CacheAfterShuffle(Rule):
@@ -234,7 +214,7 @@ a file-backed cache written by the old order must be rebuilt.
         model = ctx.model
         for site in model.ops("cache"):
             cache = site.op
-            if model.never_trained_on(cache) or _named_held_out(model, cache):
+            if model.never_trained_on(cache) or model.named_held_out(cache):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             if _one_element_cached(site):
                 continue  # `take(1).cache().repeat()`: one element (a fake-data batch) has no order

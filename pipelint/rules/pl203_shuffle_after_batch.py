@@ -195,7 +195,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
         model = ctx.model
         for site in model.ops("shuffle"):
             shuffle = site.op
-            if model.never_trained_on(shuffle):
+            if model.never_trained_on(shuffle) or model.named_held_out(shuffle):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             batches = [b for b in (_pending_batch(path) for path in site.prefixes) if b is not None]
             if not batches:

@@ -61,21 +61,69 @@ _SCALING = frozenset({"rescale", "preprocessing_function", "featurewise_center",
                       "featurewise_std_normalization", "samplewise_std_normalization", "zca_whitening"})
 
 
-def _scales(construction: cst.Call) -> bool:
-    return any(arg.keyword is not None and arg.keyword.value in _SCALING and not is_false(arg.value)
-               and not is_none(arg.value) for arg in construction.args)
+def _keywords(model, construction: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
+    """The constructor's keyword arguments, with those of a `**params` splat whose dict the
+    function (or module) writes once in sight (`datagenerator_kwargs = dict(rescale=1/255,
+    validation_split=0.2)`); None where a splat's keys are out of sight."""
+    found = []
+    for arg in construction.args:
+        if arg.keyword is not None:
+            found.append((arg.keyword.value, arg.value))
+        elif arg.star == "**":
+            spelled = _spelled_dict(model, construction, arg.value)
+            if spelled is None:
+                return None
+            found.extend(spelled)
+    return found
+
+
+def _spelled_dict(model, where: cst.CSTNode, value: cst.BaseExpression) -> list[tuple[str, cst.BaseExpression]] | None:
+    """The (key, value) pairs of `dict(a=1, b=2)` or `{"a": 1}`, directly or through a name bound
+    once in the function around `where` (or the module, outside any function)."""
+    if isinstance(value, cst.Name):
+        around = ancestors(model.module, where) or []
+        scope = next((node for node in reversed(around) if isinstance(node, cst.FunctionDef)), model.module)
+        bound = [assign.value for assign in nodes_of(scope, cst.Assign)
+                 if any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in assign.targets)]
+        if len(bound) != 1 or _mutated(scope, value.value):
+            return None
+        value = bound[0]
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict" \
+            and all(arg.keyword is not None for arg in value.args):
+        return [(arg.keyword.value, arg.value) for arg in value.args]
+    if isinstance(value, cst.Dict) and all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                                           for e in value.elements):
+        return [(e.key.evaluated_value, e.value) for e in value.elements]
+    return None
+
+
+def _mutated(scope: cst.CSTNode, name: str) -> bool:
+    """Is the dict bound to `name` changed after it is written (`params["zoom_range"] = 0.2`,
+    `params.update(...)`)?"""
+    for node in nodes_of(scope, cst.Subscript):
+        if isinstance(node.value, cst.Name) and node.value.value == name:
+            return True
+    return any(isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+               and call.func.value.value == name and call.func.attr.value in ("update", "setdefault", "__setitem__")
+               for call in nodes_of(scope, cst.Call))
+
+
+def _scales(model, construction: cst.Call) -> bool:
+    keywords = _keywords(model, construction) or []
+    return any(keyword in _SCALING and not is_false(value) and not is_none(value) for keyword, value in keywords)
 
 
 def _augments(model, construction: cst.Call) -> bool:
     """Does the generator transform each image at random: an augmenting argument, or a `**params`
-    that may hold one (`ImageDataGenerator(rescale=1/255, **aug_params)`)?"""
-    for arg in construction.args:
-        if arg.star == "**":
-            return True
-        if arg.keyword is not None and arg.keyword.value in _AUGMENTING and not is_false(arg.value) \
-                and not is_none(arg.value) \
-                and not (isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0) \
-                and not (arg.keyword.value == "preprocessing_function" and _fixed_preprocessing(model, arg.value)):
+    that may hold one (`ImageDataGenerator(rescale=1/255, **aug_params)`) where its dict is out of
+    sight?"""
+    keywords = _keywords(model, construction)
+    if keywords is None:
+        return True
+    for keyword, value in keywords:
+        if keyword in _AUGMENTING and not is_false(value) and not is_none(value) \
+                and not (isinstance(value, (cst.Integer, cst.Float)) and float(value.value) == 0) \
+                and not (keyword == "preprocessing_function" and _fixed_preprocessing(model, value)):
             return True
     return False
 
@@ -508,7 +556,7 @@ No automatic fix.
             deprecated = "is deprecated and " if target.is_from((2, 11)) else ""
             work = "augments" if augments else "loads"
             advice = _advice(target, augments, _standalone(ctx.model, site.call), _only_arrays(ctx.model, site.call),
-                             _scales(site.call), _pulled_by_own_loop(ctx.model, flows))
+                             _scales(ctx.model, site.call), _pulled_by_own_loop(ctx.model, flows))
             if _yielded_by_generator_function(ctx.model, flows):
                 advice = _thread_safe(advice)
             epoch = f" (minor here: the training run loads {per_run:,} images)" if small else ""
