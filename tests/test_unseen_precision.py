@@ -2005,8 +2005,9 @@ def test_pool_2046_one_batch_pulled_for_a_figure_in_a_function(tmp_path):
 
 
 def test_pool_2046_splits_that_exchange_no_training_data(tmp_path):
-    """A validation set cut into test (`take`, only counted) and validation (`skip`): nothing held
-    out reaches training. Cut from the training set, it leaks."""
+    """A validation set cut into a test split that is only counted (`cardinality(test_dataset)`,
+    then prefetched and never read) and validation: the test split holds out nothing anything
+    reads. Cut from the training set and validated on, it leaks."""
     code = """
         import tensorflow as tf
         train_dataset = tf.keras.utils.image_dataset_from_directory("data", subset="training", validation_split=0.2, seed=1)

@@ -40,9 +40,8 @@ left at its default or set to `True`, or the shuffle is the implicit one of a Ke
 The finding sits on the shuffle (or the helper call) that reshuffles, where the fix goes, once
 however many splits cut it. A split nothing reads leaks into nothing and is not reported: one
 bound to a name never read, or stored on `self` (`self.val = ds.skip(n)`) where no method reads
-that attribute, or read only to be counted (`cardinality(test_ds)`); nor are two splits neither
-of which is trained on (a validation set cut into validation and test: what they exchange is held
-out either way).
+that attribute, or read only to be counted (`cardinality(test_ds)`). (Validation and test cut
+from one reshuffled set do leak: validation picks the checkpoint the test then scores.)
 
 ## Why is this bad?
 `shuffle` draws a new order every time the dataset is iterated, and `take`/`skip` cut that order
@@ -238,11 +237,9 @@ shuffle of a Keras helper (use its `validation_split`/`subset` arguments instead
                     break
             if leak is None or id(leak) in reported:
                 continue
-            if take.where is None and skip.where is None and (
-                    model.never_trained_on(take) and model.never_trained_on(skip)
-                    or model.unconsumed(take) or model.unconsumed(skip)):
-                # (two held-out splits, validation and test, exchange no training data; a split
-                # only counted, `cardinality(test_ds)`, holds out nothing anything reads)
+            if take.where is None and skip.where is None and (model.unconsumed(take) or model.unconsumed(skip)):
+                # (a split only counted, `cardinality(test_ds)`, holds out nothing anything reads;
+                # validation and test both read do exchange: validation picks the model the test scores)
                 continue
             reported.add(id(leak))
             if leak.implicit:
