@@ -78,6 +78,9 @@ _NOT_THE_PROJECT = frozenset(sys.stdlib_module_names) | {
 _TOP_LEVEL_IMPORT = re.compile(
     r"^(?:from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*\)|(?:[^\n]*\\\n)*[^\n]*)|import[ \t]+(?:[^\n]*\\\n)*[^\n]+)",
     re.M)
+# A top-level statement that puts a directory on `sys.path` or loads a module by file or by a literal name.
+_PATH_IMPORTS = re.compile(r"^(?:[ \t]*if[^\n]*:[ \t]*\n)?[ \t]*(?:sys\.path\.(?:insert|append)\(|\w+[ \t]*=[ \t]*"
+                           r"[\w.]*(?:spec_from_file_location|import_module)\()", re.MULTILINE)
 _SCRIPT_DIRECTORY = "_pipelint_scripts_"  # module names of scripts in directories of their own
 _MAX_EXTRA_MODULES = 2000  # imported modules read beyond those discovered (a bound, not a goal)
 _MAX_REEXPORTS = 4  # package `__init__` re-exports followed in a row (a cycle ends there)
@@ -265,7 +268,8 @@ def summarise(name: str, package: str, path: str, text: str, checked: bool, whol
         if found:
             # (a module that puts directories on `sys.path` or loads modules by file needs its
             # statements, `BACKEND_DIR = os.path.dirname(...)`, not only its import lines)
-            paths = "sys.path" in text or "spec_from_file_location" in text or "import_module" in text
+            paths = ("sys.path" in text or "spec_from_file_location" in text or "import_module" in text) \
+                and _PATH_IMPORTS.search(text) is not None
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")

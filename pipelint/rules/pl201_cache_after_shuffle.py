@@ -214,7 +214,7 @@ a file-backed cache written by the old order must be rebuilt.
         model = ctx.model
         for site in model.ops("cache"):
             cache = site.op
-            if model.never_trained_on(cache) or model.named_held_out(cache):
+            if model.never_trained_on(cache):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             if _one_element_cached(site):
                 continue  # `take(1).cache().repeat()`: one element (a fake-data batch) has no order
@@ -232,6 +232,8 @@ a file-backed cache written by the old order must be rebuilt.
             batched = any(path.ends_batched() for path in site.prefixes)
             if any(_reshuffled_examples(tail, batched) for tail in model.continuations(cache)):
                 continue  # examples shuffled again after the cache: each epoch gets a new order
+            if model.named_held_out(cache):
+                continue  # (`ds_val = ds_val.cache()`, used out of sight: its order does not matter)
             written = [op for op in shuffles if not op.implicit]
             batches_reshuffled = batched and any(
                 op.name == "shuffle" for tail in model.continuations(cache) for op in tail)

@@ -195,7 +195,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
         model = ctx.model
         for site in model.ops("shuffle"):
             shuffle = site.op
-            if model.never_trained_on(shuffle) or model.named_held_out(shuffle):
+            if model.never_trained_on(shuffle):
                 continue  # validation, evaluation, prediction or a look: example order does not matter
             batches = [b for b in (_pending_batch(path) for path in site.prefixes) if b is not None]
             if not batches:
@@ -206,6 +206,8 @@ buffer then counts examples instead of batches, and batch composition changes ev
             if not batch.implicit and any(
                     later.name in BATCH_METHODS for tail in model.continuations(shuffle) for later in tail):
                 continue  # batched again after the shuffle: the first batch built the examples (sequences)
+            if model.named_held_out(shuffle):
+                continue  # (`test_ds = test_ds.cache().shuffle(1000)`, used out of sight: order does not matter)
             if batch.implicit:
                 # (the helper's kind, not its call's name: the call may be in another module)
                 kind = next((p.origin.kind for p in site.prefixes if batch in p.origin.implicit_ops), None)
