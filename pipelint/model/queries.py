@@ -164,6 +164,8 @@ _COMPARED_FLAG = re.compile(r"\bif\s+\w+\s*(?:[<>]=?|==|!=)\s*-?\d")
 _INT_COMPARISONS = {cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
                     cst.LessThan: lambda a, b: a < b, cst.LessThanEqual: lambda a, b: a <= b,
                     cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b}
+# Matches any text: `importers_say(_ANYTHING)` asks whether the project has an importer at all.
+_ANYTHING = re.compile("")
 # Words of a name that holds held-out data (`named_held_out`).
 _HELD_OUT_WORDS = frozenset({"val", "valid", "validation", "test", "eval", "evaluation", "dev"})
 # A loop that trains on the batches it pulls itself (`off_training_flows`: then `gen[i]` may be trained on).
@@ -740,8 +742,8 @@ class PipelineModel(KerasQueries):
     def evaluation_script(self) -> bool:
         """Does this module score a model (`predict`, `evaluate`) and train nothing, with no project
         module importing it: a script whose loading costs no training step?"""
-        mentioned = getattr(self.project, "mentioned_by_importers", None)
-        imported = mentioned is not None and self.project.context.importer_texts(self.project.name)
+        importers = getattr(self.project, "importers_say", None)
+        imported = importers is not None and importers(_ANYTHING)
         return not imported and self.runs_a_model() and not self.trains_somewhere()
 
     def batches_only_read(self, flows: list[cst.Call]) -> bool:
