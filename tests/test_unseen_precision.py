@@ -2046,3 +2046,25 @@ def test_pool_2046_a_batch_shuffle_of_a_held_out_split(tmp_path):
         Trainer(train, test).run()
     """})
     assert [line for _, line, _ in _found(root, "PL203")] == [4]
+
+
+def test_pool_2046_a_batch_shuffle_the_helper_makes_needless_is_minor(tmp_path):
+    """`train_ds.shuffle(1000)` after `image_dataset_from_directory`, which reshuffles its examples
+    every epoch, nothing cached: a cleanup (minor correctness). Before a `take`/`skip` split, the
+    same shuffle also makes the split leak, and keeps its impact."""
+    code = """
+        import tensorflow as tf
+        train_ds = tf.keras.utils.image_dataset_from_directory("data/train", seed=1)
+        train_ds = train_ds.shuffle(1000)
+        model.fit(train_ds, epochs=10)
+    """
+    split = code.replace("model.fit(train_ds, epochs=10)",
+                         "val_ds = train_ds.take(10)\n        model.fit(train_ds.skip(10), validation_data=val_ds, epochs=10)")
+
+    def impacts(root):
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--select", "PL203", "--output-format",
+                                                        "json", "--no-cache", "--show-minor-correctness"])
+        return [item["impact"] for item in json.loads(shown.output)]
+
+    assert impacts(_project(tmp_path / "plain", {"train.py": code})) == ["minor-correctness"]
+    assert impacts(_project(tmp_path / "split", {"train.py": split})) == ["correctness"]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.diagnostics import Applicability
+from pipelint.diagnostics import Applicability, Impact
 from pipelint.model import BATCH_METHODS, DatasetPath, Op
 from pipelint.model.syntax import literal_int
 from pipelint.rules.base import Invalid, Rule, RuleContext
@@ -61,7 +61,10 @@ in between, including the batch that Keras `*_dataset_from_directory` helpers ap
 A batch of examples that were already shuffled before batching (with no `cache()` freezing that
 order) is left alone: shuffling such batches again is a deliberate, cheap extra mix (as with
 length-bucketed batches). So are batches of one example (`batch(1)`, a helper's `batch_size=1`):
-reordering them reorders the examples.
+reordering them reorders the examples. A shuffle of a Keras helper's batches that the helper
+itself reshuffles every epoch, with no `cache()` between and no `take`/`skip` split after it, is
+minor correctness (shown with `--show-minor-correctness`): it changes nothing the model learns, and the
+message says to remove it.
 
 A dataset whose every known use is validation (`validation_data`), `evaluate`, `predict`, a
 look (`next(iter(ds))`, a loop over `ds.take(n)` with a small `n`, `element_spec`,
@@ -208,6 +211,7 @@ buffer then counts examples instead of batches, and batch composition changes ev
                 continue  # batched again after the shuffle: the first batch built the examples (sequences)
             if model.named_held_out(shuffle):
                 continue  # (`test_ds = test_ds.cache().shuffle(1000)`, used out of sight: order does not matter)
+            impact = None
             if batch.implicit:
                 # (the helper's kind, not its call's name: the call may be in another module)
                 kind = next((p.origin.kind for p in site.prefixes if batch in p.origin.implicit_ops), None)
@@ -220,6 +224,12 @@ buffer then counts examples instead of batches, and batch composition changes ev
                             "together every epoch; `unbatch()` before shuffling to mix examples")
                 elif helper_shuffles:
                     hint = "the helper already shuffles examples every epoch: remove this shuffle"
+                    # (the helper's own per-epoch shuffle mixes the examples: reordering its batches
+                    # changes nothing the model learns, a cleanup; unless a `take`/`skip` split
+                    # follows, which this shuffle's per-epoch reordering also makes leak)
+                    if not any(later.name in ("take", "skip") for tail in model.continuations(shuffle)
+                               for later in tail):
+                        impact = Impact.MINOR_CORRECTNESS
                 elif name and name.startswith("tensorflow_datasets."):
                     # tfds shuffles only its files (`shuffle_files`): examples mix when shuffled unbatched.
                     hint = ("load it without `batch_size`, then `shuffle(...)` before `batch(...)`; "
@@ -239,4 +249,4 @@ buffer then counts examples instead of batches, and batch composition changes ev
             if (not batch.implicit and shuffle.receiver is batch.call
                     and all(path.ops and path.ops[-1] is batch for path in site.prefixes)):
                 fix = swap_adjacent(shuffle.call, Applicability.UNSAFE, model.module)
-            ctx.report(shuffle.name_node, message, fix)
+            ctx.report(shuffle.name_node, message, fix, impact=impact)
