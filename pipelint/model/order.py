@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from pipelint.model.syntax import ancestors, block_body, dotted, find_arg, is_false, literal_int
+from pipelint.model.syntax import ancestors, block_body, dotted, find_arg, innermost, is_false, literal_int
 from pipelint.model.values import DatasetPath
 
 _GLOBS = frozenset({"glob.glob", "glob.iglob", "tensorflow.io.gfile.glob", "tensorflow.gfile.Glob"})
@@ -171,7 +171,7 @@ class _Scope:
         around = ancestors(self.module, use)
         if not around:
             return None
-        function = next((n for n in reversed(around) if isinstance(n, cst.FunctionDef)), None)
+        function = innermost(self.module, use, cst.FunctionDef)
         body = block_body(function.body) if function is not None else self.module.body
         state: dict[str, object] = {}
         self._run(body, state, set(map(id, around)), depth)

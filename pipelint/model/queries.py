@@ -34,8 +34,8 @@ from pipelint.model.interpreter import Interpreter
 from pipelint.model.keras import KerasQueries
 from pipelint.model.order import SourceOrder, source_order
 from pipelint.model.service import ServiceHandOff, service_hand_off
-from pipelint.model.syntax import (all_params, ancestors, block_body, find_arg, is_bool, is_false, literal_int, nodes_of,
-                                   runs_once, statements_in_order)
+from pipelint.model.syntax import (all_params, ancestors, block_body, find_arg, innermost, is_bool, is_false, literal_int,
+                                   nodes_of, runs_once, statements_in_order)
 from pipelint.model.unreachable import NeverReached, never_reached
 from pipelint.target import Target
 from pipelint.model.values import (
@@ -190,6 +190,13 @@ def _literal_range_length(iterable: cst.BaseExpression) -> int | None:
     if None in bounds:
         return None
     return bounds[0] if len(bounds) == 1 else bounds[1] - bounds[0]
+
+
+def _returned_items(value: cst.BaseExpression | None) -> list[cst.BaseExpression]:
+    """What a `return` hands back, one item per value: a tuple's elements, else the value itself."""
+    if isinstance(value, cst.Tuple):
+        return [element.value for element in value.elements]
+    return [value] if value is not None else []
 
 
 def _in_targets(name: cst.Name, assign: cst.Assign) -> bool:
@@ -361,6 +368,7 @@ class PipelineModel(KerasQueries):
         self._unused_names: set[str] | None = None
         self._name_mentions: dict[str, list[Mention]] | None = None
         self._mention_places: dict[str, list[int]] = {}
+        self._plots_only: bool | None = None
         self._binding_places: dict[str, list[int]] = {}
         self._name_bindings: dict[str, list[int]] = {}
         self._dead_calls: set[int] | None = None  # ids of the calls under `if False:` or after a NameError
@@ -817,12 +825,11 @@ class PipelineModel(KerasQueries):
         returns = 0
         for node in nodes_of(self.module, cst.Return):
             value = node.value
-            items = [value] if isinstance(value, cst.Name) else [e.value for e in value.elements] \
-                if isinstance(value, cst.Tuple) else []
+            items = _returned_items(value)
             at = [index for index, item in enumerate(items) if isinstance(item, cst.Name) and item.value in names]
             if not at:
                 continue
-            function = next((n for n in reversed(ancestors(self.module, node) or []) if isinstance(n, cst.FunctionDef)), None)
+            function = innermost(self.module, node, cst.FunctionDef)
             if function is None or self.functions.get(function.name.value) is not function:
                 continue
             unpacked = self._unpacked_calls(function.name.value, len(items) if isinstance(value, cst.Tuple) else None)
@@ -848,14 +855,12 @@ class PipelineModel(KerasQueries):
         function's `return` (`return train_datagen, val_datagen`), and is every call of the function
         unpacked into names its caller never reads (`train_datagen, val_datagen = make()`, no flow
         after it: a template whose flows are commented out)?"""
-        around = ancestors(self.module, call) or []
-        function = next((n for n in reversed(around) if isinstance(n, cst.FunctionDef)), None)
+        function = innermost(self.module, call, cst.FunctionDef)
         if function is None or self.functions.get(function.name.value) is not function:
             return False
         returns = [node for node in nodes_of(function.body, cst.Return, prune=cst.FunctionDef)
                    if node.value is not None and any(n.value == name for n in nodes_of(node.value, cst.Name))]
-        items = [e.value for e in returns[0].value.elements] if len(returns) == 1 \
-            and isinstance(returns[0].value, cst.Tuple) else [returns[0].value] if len(returns) == 1 else []
+        items = _returned_items(returns[0].value) if len(returns) == 1 else []
         at = [index for index, item in enumerate(items) if isinstance(item, cst.Name) and item.value == name]
         reads = [n for n in nodes_of(function.body, cst.Name, prune=cst.FunctionDef) if n.value == name]
         bindings = sum(1 for assign in nodes_of(function.body, cst.Assign, prune=cst.FunctionDef)
@@ -874,8 +879,7 @@ class PipelineModel(KerasQueries):
                     and value.func.value == function.name.value):
                 continue
             receiver = unpacked.pop(0)[index]
-            scope = next((n for n in reversed(ancestors(self.module, assign) or [])
-                          if isinstance(n, cst.FunctionDef)), None)
+            scope = innermost(self.module, assign, cst.FunctionDef)
             if scope is None or any(n.value == receiver for n in nodes_of(scope.body, cst.Name)
                                     if not _in_targets(n, assign)):
                 return False  # (read by its caller, or unpacked at the top level, in sight of everything)
@@ -929,8 +933,11 @@ class PipelineModel(KerasQueries):
     def _only_plots(self) -> bool:
         """Does the module show images (`imshow`) and neither train on anything nor write images
         to disk (`cv2.imwrite`, `save_img`, `.save(`): what it pulls from a generator is a preview?"""
-        return _PLOTS.search(self.source) is not None and _WRITES.search(self.source) is None \
-            and not self.trains_somewhere()
+        if self._plots_only is None:
+            # (once per module: asked for every mention of every generator's name)
+            self._plots_only = _PLOTS.search(self.source) is not None and _WRITES.search(self.source) is None \
+                and not self.trains_somewhere()
+        return self._plots_only
 
     def trains_somewhere(self) -> bool:
         """Does this module call anything that may train (`fit`, `train_step`, `minimize`...)?"""
@@ -1033,12 +1040,10 @@ class PipelineModel(KerasQueries):
         in range(n_aug): axes[col].imshow(next(gen)[0])`)."""
         if self._few is None:
             self._few = Counter()
-            module_trains = None
             for loop in nodes_of(self.module, cst.For) if "range(" in self.source else ():
                 rounds = _literal_range_length(loop.iter)
-                if rounds is None and _is_range(loop.iter):
-                    module_trains = not self._only_plots() if module_trains is None else module_trains
-                    rounds = None if module_trains else 0
+                if rounds is None and _is_range(loop.iter) and self._only_plots():
+                    rounds = 0  # (any length: its batches go to a figure)
                 calls = nodes_of(loop.body, cst.Call) if rounds is not None and rounds <= _FEW_PULLS else []
                 if not calls or _trains_in(calls):
                     continue
@@ -1309,7 +1314,7 @@ class PipelineModel(KerasQueries):
                      if any(op in prefix.ops for prefix in site.prefixes)]
         binding = self.bindings.get(op)
         if binding is None:
-            if not following and op.where is None and self._kept_on_unread_attribute(op):
+            if not following and op.where is None and self.stored_on_self_unread(op.call):
                 return True
             if op in self.discarded:
                 return not following
@@ -1321,11 +1326,6 @@ class PipelineModel(KerasQueries):
         if module_level and self.importable and self._read_elsewhere(name):
             return False
         return all(self.dropped(later) for later in following)
-
-    def _kept_on_unread_attribute(self, op: Op) -> bool:
-        """Is `op`'s chain stored on an attribute of `self` that nothing reads (`self.val =
-        ds.skip(n)`, then `fit(self.train)` alone)?"""
-        return self.stored_on_self_unread(op.call)
 
     def self_attribute_of(self, value: cst.CSTNode) -> str | None:
         """The attribute of `self` that `value` is assigned to where it is made (`self.gen = ...`)."""
@@ -1532,8 +1532,7 @@ class PipelineModel(KerasQueries):
         """Is `op`'s chain bound to a name of held-out data and of nothing trained (`ds_val =
         ds_val.cache()`, `test_ds`, `validDataset`), where its uses may be out of sight (returned to
         another module's loop)? Its example order does not matter."""
-        around = ancestors(self.module, op.call) or []
-        assign = next((node for node in reversed(around) if isinstance(node, cst.Assign)), None)
+        assign = innermost(self.module, op.call, cst.Assign)
         if assign is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
             return False
         words = {word.lower() for word in re.findall(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])", assign.targets[0].target.value)}

@@ -116,6 +116,13 @@ def ancestors(tree: cst.CSTNode, node: cst.CSTNode) -> list[cst.CSTNode] | None:
     return around
 
 
+def innermost(tree: cst.CSTNode, node: cst.CSTNode, kind: type | tuple[type, ...],
+              default: cst.CSTNode | None = None) -> cst.CSTNode | None:
+    """The closest node of `kind` around `node` in `tree` (`node` itself included), else `default`
+    (the function whose code holds a call: `innermost(module, call, cst.FunctionDef, module)`)."""
+    return next((around for around in reversed(ancestors(tree, node) or ()) if isinstance(around, kind)), default)
+
+
 #: The last trees asked about, each with its nodes' parents (by id: the tree, held here, keeps
 #: its nodes alive). One check asks about the same module many times; a walk of the module per
 #: question made a 1,000-line module's check take seconds.

@@ -9,7 +9,7 @@ from pipelint.diagnostics import Applicability
 from pipelint.model import (
     BATCH_METHODS, COMBINER_OPS, IN_MEMORY_SOURCES, PASS_THROUGH_METHODS, DatasetPath, Op, Origin,
 )
-from pipelint.model.syntax import ancestors
+from pipelint.model.syntax import innermost
 from pipelint.rules.base import PREFETCH_INJECTED, Invalid, Option, Rule, RuleContext, prefetch_injected, speed
 from pipelint.rules.rewrite import append_call
 
@@ -92,8 +92,7 @@ def _anchor_op(model, stages: tuple[Op, ...]) -> Op:
 
 def _function_of(model, op: Op) -> cst.CSTNode:
     """The function (or the module) whose code holds `op`'s call, written in this module."""
-    around = ancestors(model.module, op.call) or ()
-    return next((node for node in reversed(around) if isinstance(node, cst.FunctionDef)), model.module)
+    return innermost(model.module, op.call, cst.FunctionDef, model.module)
 
 
 _SPLITS = frozenset({"take", "skip", "shard"})

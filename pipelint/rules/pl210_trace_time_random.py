@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from pipelint.model.syntax import ancestors, nodes_of
+from pipelint.model.syntax import ancestors, innermost, nodes_of
 from pipelint.rules.base import Invalid, Rule, RuleContext
 
 
@@ -18,7 +18,7 @@ def _pairing_seed(model, call: cst.Call) -> tuple[str, int] | None:
             and isinstance(assign.targets[0].target, cst.Name)):
         return None
     name = assign.targets[0].target.value
-    function = next((node for node in reversed(around) if isinstance(node, (cst.FunctionDef, cst.Lambda))), None)
+    function = innermost(model.module, call, (cst.FunctionDef, cst.Lambda))
     if function is None:
         return None
     seeded = len(_seed_arguments(function, name))

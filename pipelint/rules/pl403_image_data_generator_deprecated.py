@@ -6,7 +6,7 @@ import libcst as cst
 
 from pipelint.diagnostics import Impact
 from pipelint.model import SMALL_RUN_IMAGES
-from pipelint.model.syntax import ancestors, find_arg, is_false, is_none, nodes_of
+from pipelint.model.syntax import ancestors, find_arg, innermost, is_false, is_none, nodes_of
 from pipelint.model.values import ObjectValue
 from pipelint.rules.base import At, Invalid, Rule, RuleContext
 
@@ -81,8 +81,7 @@ def _spelled_dict(model, where: cst.CSTNode, value: cst.BaseExpression) -> list[
     """The (key, value) pairs of `dict(a=1, b=2)` or `{"a": 1}`, directly or through a name bound
     once in the function around `where` (or the module, outside any function)."""
     if isinstance(value, cst.Name):
-        around = ancestors(model.module, where) or []
-        scope = next((node for node in reversed(around) if isinstance(node, cst.FunctionDef)), model.module)
+        scope = innermost(model.module, where, cst.FunctionDef, model.module)
         bound = [assign.value for assign in nodes_of(scope, cst.Assign)
                  if any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in assign.targets)]
         if len(bound) != 1 or _mutated(scope, value.value):
