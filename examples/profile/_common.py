@@ -20,15 +20,17 @@ def small_model(features: int, width: int = 16, depth: int = 1):
     return model
 
 
-def busy(ms: float) -> None:
-    """Compute (hold the GIL, use a core) for `ms` milliseconds: stands for decoding in Python.
-    It offers the GIL every 0.2 ms, as a decoder's C calls do: otherwise the training thread waits
-    up to Python's 5 ms switch interval for it at every step, and the job's step times depend on
-    how the threads happen to be scheduled."""
+def busy(ms: float, offer_gil_every_ms: float = 0.2) -> None:
+    """Compute (hold the GIL, use a core) for `ms` milliseconds of this thread's CPU time: stands
+    for decoding in Python. CPU time, not wall time: a loop run to a wall-clock deadline does less
+    work whenever it waits for the GIL or a core, so it partly waits, and more threads would help it.
+    It offers the GIL every `offer_gil_every_ms` of CPU, as a decoder's C calls do: otherwise the training
+    thread waits up to Python's 5 ms switch interval for it at every step, and the job's step times
+    depend on how the threads happen to be scheduled."""
     import time
-    end = time.perf_counter() + ms / 1000
-    while (now := time.perf_counter()) < end:
-        slice_end = min(end, now + 0.0002)
-        while time.perf_counter() < slice_end:
+    end = time.thread_time() + ms / 1000
+    while (now := time.thread_time()) < end:
+        slice_end = min(end, now + offer_gil_every_ms / 1000)
+        while time.thread_time() < slice_end:
             pass
         time.sleep(0)

@@ -13,7 +13,7 @@ FEATURES, BATCH = 32, 8
 
 
 def decode(index):
-    busy(2.0)  # stands for decoding one record in Python (CPU work: it holds the GIL)
+    busy(2.0, offer_gil_every_ms=2.0)  # stands for decoding one record in pure Python: it holds the GIL throughout
     rng = np.random.default_rng(int(index))
     return rng.random(FEATURES, dtype=np.float32), np.float32(index % 2)
 
