@@ -290,9 +290,10 @@ def lint_source(source: str, path: str, codes: frozenset[str], settings: "Settin
     return _suppressed(source, path, codes, _deduplicate(diagnostics))
 
 
-# A folder of code kept for reference (`_old/`, `archive/`, `backup/`, `deprecated/`, `old_scripts/`):
-# what its files would cost or change is no longer paid by the project's runs.
-_ARCHIVE_FOLDER = re.compile(r"^_*(?:old|archived?|archives|deprecated|backups?|unused|obsolete|trash)(?:[_-]\w*)?$",
+# A folder of code kept for reference or put aside (`_old/`, `archive/`, `backup/`, `deprecated/`,
+# `old_scripts/`, `useless/`): what its files would cost or change is no longer paid by the project's runs.
+_ARCHIVE_FOLDER = re.compile(r"^_*(?:old|archived?|archives|deprecated|backups?|unused|not[_-]?used|useless|obsolete"
+                             r"|trash|junk|discarded|abandoned)(?:[_-]\w*)?$",
                              re.IGNORECASE)
 
 

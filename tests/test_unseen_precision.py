@@ -1817,12 +1817,13 @@ def test_pool_2044_findings_in_a_folder_kept_for_reference_are_minor(tmp_path):
         model.fit(train.batch(32), validation_data=val.batch(32), epochs=10)
     """
     root = _project(tmp_path, {"scripts/_old_main_scripts/_old/main.py": script, "backup/v2/train.py": script,
-                               "golden/train.py": script, "train.py": script})
+                               "useless/train.py": script, "golden/train.py": script, "train.py": script})
     shown = separate_streams_runner().invoke(main, ["check", str(root), "--select", "PL206", "--output-format",
                                                     "json", "--no-cache", "--show-minor-correctness"])
     found = {Path(item["path"]).relative_to(root).as_posix(): item for item in json.loads(shown.output)}
     assert {path: item["impact"] for path, item in found.items()} == {
         "scripts/_old_main_scripts/_old/main.py": "minor-correctness", "backup/v2/train.py": "minor-correctness",
+        "useless/train.py": "minor-correctness",  # pool 2047: a folder of scripts put aside
         "golden/train.py": "correctness", "train.py": "correctness"}
     assert found["backup/v2/train.py"]["message"].endswith("(minor here: `backup/` keeps code for reference)")
 
