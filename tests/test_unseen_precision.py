@@ -2069,3 +2069,46 @@ def test_pool_2046_a_batch_shuffle_the_helper_makes_needless_is_minor(tmp_path):
 
     assert impacts(_project(tmp_path / "plain", {"train.py": code})) == ["minor-correctness"]
     assert impacts(_project(tmp_path / "split", {"train.py": split})) == ["correctness"]
+
+
+# ------------------------------------------------------------------------------------------------
+# pool 2048 (8 December): classes from its readers' verdicts (not fresh after)
+
+
+def test_pool_2048_a_validation_flow_rewound_before_predict_is_minor(tmp_path):
+    """`val_gen` returned by a helper beside the training flow, handed to `fit` as
+    `validation_data` and to `evaluate_model`, which rewinds it (`val_generator.reset()`) and
+    predicts on it: loading it is no training step (minor speed). Where that function trains on
+    what it is handed, the flow's loading is training time again."""
+    code = """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def create_data_generators():
+            train_datagen = ImageDataGenerator(rescale=1. / 255, rotation_range=20)
+            val_datagen = ImageDataGenerator(rescale=1. / 255)
+            train_generator = train_datagen.flow_from_directory("data/train")
+            val_generator = val_datagen.flow_from_directory("data/val", shuffle=False)
+            return train_generator, val_generator
+
+        def evaluate_model(model, val_generator):
+            val_generator.reset()
+            predictions = model.predict(val_generator)
+            return predictions.argmax(axis=1) == val_generator.classes
+
+        def main():
+            train_gen, val_gen = create_data_generators()
+            model.fit(train_gen, epochs=30, validation_data=val_gen)
+            print(evaluate_model(model, val_gen).mean())
+
+        main()
+    """
+    trains = code.replace("predictions = model.predict(val_generator)",
+                          "model.fit(val_generator, epochs=1)\n            predictions = model.predict(val_generator)")
+
+    def impacts(root):
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--select", "PL403", "--output-format",
+                                                        "json", "--no-cache"])
+        return {item["line"]: item["impact"] for item in json.loads(shown.output)}
+
+    assert impacts(_project(tmp_path / "rewound", {"train.py": code})) == {4: "speed", 5: "minor-speed"}
+    assert impacts(_project(tmp_path / "trains", {"train.py": trains})) == {4: "speed", 5: "speed"}

@@ -1608,6 +1608,10 @@ def _only_evaluated_through(function: cst.FunctionDef, param: str,
                 if isinstance(attribute.value, cst.Name) and attribute.value.value == param
                 and attribute.attr.value in _DESCRIBING_ATTRIBUTES}
     calls = nodes_of(function.body, cst.Call)
+    # (`gen.reset()` before `model.predict(gen)`: it rewinds the iterator and loads nothing)
+    allowed |= {id(call.func.value) for call in calls if not call.args and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "reset" and isinstance(call.func.value, cst.Name)
+                and call.func.value.value == param}
     # (`model.fit(train_gen, validation_data=val_gen)` in `train_phase1(model, train_gen, val_gen)`:
     # validation loads a small part of each epoch, as `validates_much` weighs it)
     allowed |= {id(arg.value) for call in calls
