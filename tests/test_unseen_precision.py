@@ -2112,3 +2112,42 @@ def test_pool_2048_a_validation_flow_rewound_before_predict_is_minor(tmp_path):
 
     assert impacts(_project(tmp_path / "rewound", {"train.py": code})) == {4: "speed", 5: "minor-speed"}
     assert impacts(_project(tmp_path / "trains", {"train.py": trains})) == {4: "speed", 5: "speed"}
+
+
+def test_pool_2048_a_flow_kept_on_self_only_to_be_evaluated_is_minor(tmp_path):
+    """The end-to-end template's evaluation component keeps its flow on `self.valid_generator` and
+    only evaluates it (`model.evaluate(self.valid_generator)`), its pipeline stage importing the
+    class: minor speed. The same component training on the attribute keeps its impact."""
+    component = """
+        import tensorflow as tf
+
+        class Evaluation:
+            def __init__(self, config):
+                self.config = config
+
+            def _valid_generator(self):
+                datagen = tf.keras.preprocessing.image.ImageDataGenerator(rescale=1. / 255, validation_split=0.3)
+                self.valid_generator = datagen.flow_from_directory(self.config.data, subset="validation")
+
+            def evaluation(self):
+                model = tf.keras.models.load_model(self.config.model_path)
+                self._valid_generator()
+                self.score = model.evaluate(self.valid_generator)
+    """
+    stage = """
+        from components.model_evaluation import Evaluation
+
+        Evaluation(config).evaluation()
+    """
+    trains = component.replace("self.score = model.evaluate(self.valid_generator)",
+                               "model.fit(self.valid_generator, epochs=3)")
+
+    def impacts(root):
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--select", "PL403", "--output-format",
+                                                        "json", "--no-cache"])
+        return [item["impact"] for item in json.loads(shown.output)]
+
+    assert impacts(_project(tmp_path / "evaluates", {"components/model_evaluation.py": component,
+                                                      "stage.py": stage})) == ["minor-speed"]
+    assert impacts(_project(tmp_path / "trains", {"components/model_evaluation.py": trains,
+                                                   "stage.py": stage})) == ["speed"]

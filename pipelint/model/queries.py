@@ -1350,6 +1350,27 @@ class PipelineModel(KerasQueries):
         return attr is not None and not self.attribute_reads(attr) and f'"{attr}"' not in self.source \
             and f"'{attr}'" not in self.source and read_by_importers(self.project, attr) is not True
 
+    def stored_on_self_only_evaluated(self, value: cst.CSTNode) -> bool:
+        """Is `value` stored on an attribute of `self` that the module reads only as what
+        `evaluate`/`predict` run on (`model.evaluate(self.valid_generator)`), or for what it says of
+        itself (`self.valid_generator.class_indices`, `.reset()`), and that no importer names or
+        looks up by name? (An evaluation component: its loading is no training step.)"""
+        attr = self.self_attribute_of(value)
+        if attr is None or f'"{attr}"' in self.source or f"'{attr}'" in self.source \
+                or read_by_importers(self.project, attr) is True:
+            return False
+        reads = self.attribute_reads(attr)
+        evaluated = {id(arg.value) for call in nodes_of(self.module, cst.Call)
+                     if isinstance(call.func, cst.Attribute) and call.func.attr.value in _EVALUATING_METHODS
+                     for arg in call.args if arg.keyword is None or arg.keyword.value in ("x", "generator")}
+        described = set()
+        for node in nodes_of(self.module, cst.Attribute):
+            if isinstance(node.value, cst.Attribute) and node.value.attr.value == attr \
+                    and node.attr.value in _DESCRIBING_ATTRIBUTES | {"reset"}:
+                described.add(id(node.value))
+        return bool(reads) and all(isinstance(read.value, cst.Name) and read.value.value == "self"
+                                   and (id(read) in evaluated or id(read) in described) for read in reads)
+
     def parameter_default(self, node: cst.CSTNode, name: str) -> cst.BaseExpression | None:
         """The default value of parameter `name` of the innermost function around `node` that
         has one (None: no such parameter, or it has no default)."""
