@@ -1347,8 +1347,12 @@ class PipelineModel(KerasQueries):
         """Is `value` stored on an attribute of `self` that nothing reads: no method of the module
         reads it, no project module that imports this one names it, and nothing looks it up by name?"""
         attr = self.self_attribute_of(value)
-        return attr is not None and not self.attribute_reads(attr) and f'"{attr}"' not in self.source \
-            and f"'{attr}'" not in self.source and read_by_importers(self.project, attr) is not True
+        return attr is not None and not self.attribute_reads(attr) and not self._attribute_read_from_outside(attr)
+
+    def _attribute_read_from_outside(self, attr: str) -> bool:
+        """May `attr` be read other than as `x.attr` in this module: a project module that imports
+        this one names it, or something looks it up by name (`getattr(self, "attr")`)?"""
+        return f'"{attr}"' in self.source or f"'{attr}'" in self.source or read_by_importers(self.project, attr) is True
 
     def stored_on_self_only_evaluated(self, value: cst.CSTNode) -> bool:
         """Is `value` stored on an attribute of `self` that the module reads only as what
@@ -1356,18 +1360,16 @@ class PipelineModel(KerasQueries):
         itself (`self.valid_generator.class_indices`, `.reset()`), and that no importer names or
         looks up by name? (An evaluation component: its loading is no training step.)"""
         attr = self.self_attribute_of(value)
-        if attr is None or f'"{attr}"' in self.source or f"'{attr}'" in self.source \
-                or read_by_importers(self.project, attr) is True:
+        if attr is None or self._attribute_read_from_outside(attr):
             return False
         reads = self.attribute_reads(attr)
         evaluated = {id(arg.value) for call in nodes_of(self.module, cst.Call)
                      if isinstance(call.func, cst.Attribute) and call.func.attr.value in _EVALUATING_METHODS
                      for arg in call.args if arg.keyword is None or arg.keyword.value in ("x", "generator")}
-        described = set()
-        for node in nodes_of(self.module, cst.Attribute):
-            if isinstance(node.value, cst.Attribute) and node.value.attr.value == attr \
-                    and node.attr.value in _DESCRIBING_ATTRIBUTES | {"reset"}:
-                described.add(id(node.value))
+        # (`self.gen.class_indices`; `self.gen.reset()` rewinds it before a `predict`)
+        described = {id(node.value) for node in nodes_of(self.module, cst.Attribute)
+                     if isinstance(node.value, cst.Attribute) and node.value.attr.value == attr
+                     and (node.attr.value in _DESCRIBING_ATTRIBUTES or node.attr.value == "reset")}
         return bool(reads) and all(isinstance(read.value, cst.Name) and read.value.value == "self"
                                    and (id(read) in evaluated or id(read) in described) for read in reads)
 
