@@ -2151,3 +2151,38 @@ def test_pool_2048_a_flow_kept_on_self_only_to_be_evaluated_is_minor(tmp_path):
                                                       "stage.py": stage})) == ["minor-speed"]
     assert impacts(_project(tmp_path / "trains", {"components/model_evaluation.py": trains,
                                                    "stage.py": stage})) == ["speed"]
+
+
+def test_pool_2048_a_data_module_flow_its_importer_only_validates_on_is_minor(tmp_path):
+    """`data_loader.get_generators()` returns the training and the validation flow; `train.py`
+    unpacks the call and hands the second only to `fit(..., validation_data=val_gen)`: minor
+    speed (pools 2038-2046's readers). Trained on, or validated on as much as trained
+    (`validation_steps` at least half of `steps_per_epoch`), it keeps its impact."""
+    loader = """
+        from tensorflow.keras.preprocessing.image import ImageDataGenerator
+
+        def get_generators(root):
+            train_datagen = ImageDataGenerator(rescale=1. / 255, rotation_range=20)
+            val_datagen = ImageDataGenerator(rescale=1. / 255)
+            train_gen = train_datagen.flow_from_directory(root + "/train")
+            val_gen = val_datagen.flow_from_directory(root + "/val")
+            return train_gen, val_gen
+    """
+    script = """
+        from data_loader import get_generators
+
+        train_gen, val_gen = get_generators("data")
+        model.fit(train_gen, epochs=20, FIT)
+        print(val_gen.class_indices)
+    """
+
+    def impacts(fit):
+        root = _project(tmp_path / str(abs(hash(fit))), {"data_loader.py": loader,
+                                                         "train.py": script.replace("FIT", fit)})
+        shown = separate_streams_runner().invoke(main, ["check", str(root), "--select", "PL403", "--output-format",
+                                                        "json", "--no-cache"])
+        return {item["line"]: item["impact"] for item in json.loads(shown.output)}
+
+    assert impacts("validation_data=val_gen") == {4: "speed", 5: "minor-speed"}
+    assert impacts("validation_data=val_gen, steps_per_epoch=100, validation_steps=60") == {4: "speed", 5: "speed"}
+    assert impacts("validation_data=val_gen)\n        model.fit(val_gen, epochs=1") == {4: "speed", 5: "speed"}

@@ -747,6 +747,63 @@ class PipelineModel(KerasQueries):
         handed = self._flows_handed(flows, looks=_OWN_TRAINING_LOOP.search(self.source) is None)
         return bool(handed) and all(self._evaluates(site, arg) or self._validates_on(site, arg) for site, arg in handed)
 
+    def validated_only_by_importers(self, flows: list[cst.Call]) -> bool:
+        """Does a function of this module return these flows (`return train_gen, val_gen`) only to
+        project modules that unpack its call and use the flows' places only as the
+        `validation_data` of a `fit` that does not validate much, as what `evaluate`/`predict` run
+        on, or for what they say of themselves? (A data module's validation flow, handed to `fit`
+        by the training script: its loading is a small part of each epoch's.)"""
+        sources = getattr(self.project, "importer_sources", None)
+        if not flows or sources is None:
+            return False
+        places: set[tuple[str, int | None]] = set()  # (function, index in the returned tuple)
+        for flow in flows:
+            place = self._returned_place(flow)
+            if place is None:
+                return False
+            places.add(place)
+        functions = {function for function, _ in places}
+        if len(functions) != 1:
+            return False
+        function = functions.pop()
+        if len(re.findall(rf"\b{re.escape(function)}\b", self.source)) != 1:
+            return False  # (called here too, or named again: the importers are not its only users)
+        unpacked = 0
+        for path, text in sources():
+            if text is None or not re.search(rf"\b{re.escape(function)}\b", text):
+                continue
+            if os.path.basename(path) == "__init__.py":
+                return False  # (re-exported: its users are out of this question's sight)
+            found = _unpacked_for_validation(text, function, places)
+            if found is None:
+                return False
+            unpacked += found
+        return unpacked > 0
+
+    def _returned_place(self, flow: cst.Call) -> tuple[str, int | None] | None:
+        """(the module-level function, the index in its returned tuple, None for a lone value)
+        where `flow`, or the name it is bound to and read nowhere else, is returned; None otherwise."""
+        function = innermost(self.module, flow, cst.FunctionDef)
+        if function is None or self.functions.get(function.name.value) is not function:
+            return None
+        name = self._bound_name(flow)
+        returns = [node for node in nodes_of(function.body, cst.Return, prune=cst.FunctionDef) if node.value is not None]
+        for node in returns:
+            items = _returned_items(node.value)
+            at = [index for index, item in enumerate(items) if item is flow
+                  or name is not None and isinstance(item, cst.Name) and item.value == name]
+            if len(at) != 1:
+                continue
+            if name is not None:
+                reads = [n for n in nodes_of(function.body, cst.Name, prune=cst.FunctionDef) if n.value == name]
+                bindings = sum(1 for assign in nodes_of(function.body, cst.Assign, prune=cst.FunctionDef)
+                               for target in assign.targets if isinstance(target.target, cst.Name)
+                               and target.target.value == name)
+                if len(returns) != 1 or len(reads) != bindings + 1:
+                    return None  # (read elsewhere in the function, or returned more than once)
+            return function.name.value, at[0] if isinstance(node.value, cst.Tuple) else None
+        return None
+
     def evaluation_script(self) -> bool:
         """Does this module score a model (`predict`, `evaluate`) and train nothing, with no project
         module importing it: a script whose loading costs no training step?"""
@@ -1615,6 +1672,66 @@ class PipelineModel(KerasQueries):
 
     def node_code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+
+def _unpacked_for_validation(text: str, function: str, places: set[tuple[str, int | None]]) -> int | None:
+    """How many calls of `function` an importer's `text` unpacks (`train, val = f()`), where each
+    unpacked name at `places` is used only as a `fit`'s `validation_data` (one that does not load
+    at least half as many validation batches as training ones, where both are written), as
+    `evaluate`/`predict`'s data, or for what it says of itself; None where any use is other (or
+    the text does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    indexes = {index for _, index in places}
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and (isinstance(node.func, ast.Name) and node.func.id == function
+                  or isinstance(node.func, ast.Attribute) and node.func.attr == function)]
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    receivers = []
+    for call in calls:
+        assign = parents.get(id(call))
+        if not (isinstance(assign, ast.Assign) and assign.value is call and len(assign.targets) == 1):
+            return None
+        target = assign.targets[0]
+        if isinstance(target, ast.Tuple) and None not in indexes:
+            if not all(isinstance(element, ast.Name) for element in target.elts) or max(indexes) >= len(target.elts):
+                return None
+            receivers += [target.elts[index].id for index in indexes]
+        elif isinstance(target, ast.Name) and indexes == {None}:
+            receivers.append(target.id)
+        else:
+            return None
+    for receiver in receivers:
+        uses = [node for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id == receiver
+                and isinstance(node.ctx, ast.Load)]
+        if not uses or not all(_validation_use(node, parents) for node in uses):
+            return None
+    return len(calls)
+
+
+def _validation_use(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Is this mention of a flow's name a `validation_data=` of a `fit` that does not validate
+    much, data of `evaluate`/`predict`, `len(...)`, or a read of what it says of itself?"""
+    parent = parents.get(id(name))
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in _DESCRIBING_ATTRIBUTES
+    if isinstance(parent, ast.keyword):
+        call = parents.get(id(parent))
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+            return False
+        if parent.arg == "validation_data" and call.func.attr in ("fit", "fit_generator"):
+            written = {k.arg: k.value.value for k in call.keywords
+                       if isinstance(k.value, ast.Constant) and isinstance(k.value.value, int)}
+            steps, validation = written.get("steps_per_epoch"), written.get("validation_steps")
+            return steps is None or validation is None or 2 * validation < steps
+        return parent.arg in ("x", "generator") and call.func.attr in _EVALUATING_METHODS
+    if isinstance(parent, ast.Call) and name in parent.args:
+        if isinstance(parent.func, ast.Attribute):
+            return parent.func.attr in _EVALUATING_METHODS
+        return isinstance(parent.func, ast.Name) and parent.func.id in DESCRIBING_BUILTINS
+    return False
 
 
 def _only_evaluated_through(function: cst.FunctionDef, param: str,

@@ -160,6 +160,12 @@ class ModuleView:
             return True
         return False if unused else None
 
+    def importer_sources(self) -> list[tuple[str, str | None]]:
+        """(path, text) of each other project module that imports this one (text None: unreadable)."""
+        index = self.context.index
+        return [(index.modules[importer].path, self.context.module_text(importer))
+                for importer in index.importers_of(self.name)]
+
     def importers_say(self, pattern: re.Pattern[str]) -> bool:
         """Does the text of a project module that imports this one match `pattern`?"""
         return any(text is not None and pattern.search(text) for text in self.context.importer_texts(self.name))

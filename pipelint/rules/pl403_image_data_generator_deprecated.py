@@ -396,7 +396,8 @@ are only evaluated or predicted on (`evaluate`, `predict`, here or through a fun
 with them, `gen.reset()` before it included, or after a helper of the module returns them to callers that
 unpack them: `train_gen, val_gen = make_generators()`, or kept on `self` only for that: a pipeline's
 evaluation component's `model.evaluate(self.valid_generator)`) is minor speed (shown with `--show-minor-speed`): loading them costs no training step (`validation_data` does: it loads every epoch). So is one
-whose batches are only the `validation_data` of a `fit` (or are that and evaluated), unless
+whose batches are only the `validation_data` of a `fit` (or are that and evaluated; here, or in the project
+modules that unpack the function of this module returning them: `train_gen, val_gen = get_generators()`), unless
 `validation_steps` is at least half of `steps_per_epoch`: its loading is a small part of each epoch's, and
 the training generator's finding says what to change for both; and one pulled by `next()` in a module that
 predicts and trains nothing (test-time augmentation), or read there batch by batch (`test_generator[i]`
@@ -545,8 +546,10 @@ No automatic fix.
             # (or read batch by batch, `test_generator[i]`, in such a module: an evaluation script)
             # (or made in a script that scores a model, trains nothing, and nothing imports)
             # (or kept on `self` only to be evaluated: a pipeline's evaluation component)
+            # (or returned to the training script only as its `fit`'s `validation_data`)
             minor = ctx.model.off_training_flows(flows) or ctx.model.evaluation_script() or (
-                bool(flows) and all(ctx.model.stored_on_self_only_evaluated(flow) for flow in flows)) or (
+                bool(flows) and all(ctx.model.stored_on_self_only_evaluated(flow) for flow in flows)) or \
+                ctx.model.validated_only_by_importers(flows) or (
                 (_pulled_by_next(ctx.model, flows) or ctx.model.batches_only_read(flows))
                 and ctx.model.runs_a_model() and not ctx.model.trains_somewhere())
             # (`steps_per_epoch=40` of batches of 4 for 5 epochs: 800 images, seconds of work)
