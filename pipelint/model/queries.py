@@ -794,13 +794,8 @@ class PipelineModel(KerasQueries):
                   or name is not None and isinstance(item, cst.Name) and item.value == name]
             if len(at) != 1:
                 continue
-            if name is not None:
-                reads = [n for n in nodes_of(function.body, cst.Name, prune=cst.FunctionDef) if n.value == name]
-                bindings = sum(1 for assign in nodes_of(function.body, cst.Assign, prune=cst.FunctionDef)
-                               for target in assign.targets if isinstance(target.target, cst.Name)
-                               and target.target.value == name)
-                if len(returns) != 1 or len(reads) != bindings + 1:
-                    return None  # (read elsewhere in the function, or returned more than once)
+            if name is not None and (len(returns) != 1 or not _read_once_past_bindings(function, name)):
+                return None  # (read elsewhere in the function, or returned more than once)
             return function.name.value, at[0] if isinstance(node.value, cst.Tuple) else None
         return None
 
@@ -919,11 +914,7 @@ class PipelineModel(KerasQueries):
                    if node.value is not None and any(n.value == name for n in nodes_of(node.value, cst.Name))]
         items = _returned_items(returns[0].value) if len(returns) == 1 else []
         at = [index for index, item in enumerate(items) if isinstance(item, cst.Name) and item.value == name]
-        reads = [n for n in nodes_of(function.body, cst.Name, prune=cst.FunctionDef) if n.value == name]
-        bindings = sum(1 for assign in nodes_of(function.body, cst.Assign, prune=cst.FunctionDef)
-                       for target in assign.targets if isinstance(target.target, cst.Name)
-                       and target.target.value == name)
-        if len(at) != 1 or len(reads) != bindings + 1:
+        if len(at) != 1 or not _read_once_past_bindings(function, name):
             return False  # (read elsewhere in the function, or returned inside an expression)
         unpacked = self._unpacked_calls(function.name.value, len(items) if isinstance(returns[0].value, cst.Tuple)
                                         else None)
@@ -1672,6 +1663,15 @@ class PipelineModel(KerasQueries):
 
     def node_code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+
+def _read_once_past_bindings(function: cst.FunctionDef, name: str) -> bool:
+    """Is `name` mentioned in `function`'s own body (not its nested functions) by its plain
+    bindings (`name = ...`) and one read more, no other?"""
+    reads = [n for n in nodes_of(function.body, cst.Name, prune=cst.FunctionDef) if n.value == name]
+    bindings = sum(1 for assign in nodes_of(function.body, cst.Assign, prune=cst.FunctionDef)
+                   for target in assign.targets if isinstance(target.target, cst.Name) and target.target.value == name)
+    return len(reads) == bindings + 1
 
 
 def _unpacked_for_validation(text: str, function: str, places: set[tuple[str, int | None]]) -> int | None:
