@@ -2185,4 +2185,7 @@ def test_pool_2048_a_data_module_flow_its_importer_only_validates_on_is_minor(tm
 
     assert impacts("validation_data=val_gen") == {4: "speed", 5: "minor-speed"}
     assert impacts("validation_data=val_gen, steps_per_epoch=100, validation_steps=60") == {4: "speed", 5: "speed"}
+    # (validation steps beside no written epoch length weigh as much, as within one module)
+    assert impacts("validation_data=val_gen, validation_steps=60") == {4: "speed", 5: "speed"}
+    assert impacts("validation_data=val_gen, steps_per_epoch=100, validation_steps=20") == {4: "speed", 5: "minor-speed"}
     assert impacts("validation_data=val_gen)\n        model.fit(val_gen, epochs=1") == {4: "speed", 5: "speed"}

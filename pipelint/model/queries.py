@@ -970,13 +970,9 @@ class PipelineModel(KerasQueries):
         """Does this training call write at least half as many validation steps as training steps,
         or validation steps beside no written epoch length (`validation_steps=1000,
         steps_per_epoch=2000`)? Validation is then a third of the loading or more."""
-        keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        for validation, training in (("validation_steps", "steps_per_epoch"), ("nb_val_samples", "samples_per_epoch")):
-            validated = self._int_value(keywords[validation]) if validation in keywords else None
-            steps = self._int_value(keywords[training]) if training in keywords else None
-            if validated is not None and (steps is None or 2 * validated >= steps):
-                return True
-        return False
+        lengths = {name for pair in _VALIDATION_LENGTHS for name in pair}
+        return _validation_weighs({a.keyword.value: self._int_value(a.value) for a in call.args
+                                   if a.keyword is not None and a.keyword.value in lengths})
 
     def _only_plots(self) -> bool:
         """Does the module show images (`imshow`) and neither train on anything nor write images
@@ -1665,6 +1661,21 @@ class PipelineModel(KerasQueries):
         return self.module.code_for_node(node)
 
 
+# A training call's validation and training lengths (Keras 2, Keras 1), as `validates_much` weighs them.
+_VALIDATION_LENGTHS = (("validation_steps", "steps_per_epoch"), ("nb_val_samples", "samples_per_epoch"))
+
+
+def _validation_weighs(written: dict[str, int | None]) -> bool:
+    """Given a training call's keyword integers (None where not a known integer), does it write at
+    least half as many validation steps as training steps, or validation steps beside no epoch
+    length?"""
+    for validation, training in _VALIDATION_LENGTHS:
+        validated, steps = written.get(validation), written.get(training)
+        if validated is not None and (steps is None or 2 * validated >= steps):
+            return True
+    return False
+
+
 def _read_once_past_bindings(function: cst.FunctionDef, name: str) -> bool:
     """Is `name` mentioned in `function`'s own body (not its nested functions) by its plain
     bindings (`name = ...`) and one read more, no other?"""
@@ -1722,10 +1733,8 @@ def _validation_use(name: ast.Name, parents: dict[int, ast.AST]) -> bool:
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
             return False
         if parent.arg == "validation_data" and call.func.attr in ("fit", "fit_generator"):
-            written = {k.arg: k.value.value for k in call.keywords
-                       if isinstance(k.value, ast.Constant) and isinstance(k.value.value, int)}
-            steps, validation = written.get("steps_per_epoch"), written.get("validation_steps")
-            return steps is None or validation is None or 2 * validation < steps
+            return not _validation_weighs({k.arg: k.value.value for k in call.keywords if k.arg is not None
+                                           and isinstance(k.value, ast.Constant) and type(k.value.value) is int})
         return parent.arg in ("x", "generator") and call.func.attr in _EVALUATING_METHODS
     if isinstance(parent, ast.Call) and name in parent.args:
         if isinstance(parent.func, ast.Attribute):
